@@ -1,0 +1,307 @@
+//! Manifests in and out: multi-document YAML or JSON (and `kind: List`) split into documents with their
+//! line numbers, kubectl's client-side errors for text that is not a manifest, and the apiserver's strict
+//! decoding of one document into a typed [`Object`] (unknown fields and wrong types as `BadRequest`).
+
+use serde_json::Value;
+
+use super::{lookup_kind, Object, Status};
+
+/// One document of a manifest, still untyped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Document {
+    pub value: Value,
+    /// 1-based line where the document starts in the source text.
+    pub line: usize,
+}
+
+/// A client-side failure to read a manifest: kubectl prints `error: …` and sends nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManifestError {
+    /// kubectl's message (without the `error: ` prefix).
+    pub message: String,
+    /// 1-based line and column in the source text, when known.
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+}
+
+impl std::fmt::Display for ManifestError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "error: {}", self.message)
+    }
+}
+
+/// Splits `text` (named `source` in messages, e.g. `STDIN` or `web.yaml`) into documents. Empty documents are skipped;
+/// a `List` contributes its items.
+pub fn parse_documents(text: &str, source: &str) -> Result<Vec<Document>, ManifestError> {
+    let starts = document_start_lines(text);
+    let mut docs = Vec::new();
+    for (index, de) in serde_yaml::Deserializer::from_str(text).enumerate() {
+        let line = starts.get(index).copied().unwrap_or(1);
+        let value: Value = match serde::Deserialize::deserialize(de) {
+            Ok(v) => v,
+            Err(e) => return Err(yaml_error(&e, source)),
+        };
+        if value.is_null() {
+            continue;
+        }
+        if !value.is_object() {
+            return Err(ManifestError {
+                message: format!(
+                    "error parsing {source}: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+                    json_type(&value)
+                ),
+                line: Some(line),
+                column: None,
+            });
+        }
+        check_type_meta(&value, source, line)?;
+        if value.get("kind").and_then(Value::as_str) == Some("List") {
+            for item in value
+                .get("items")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                check_type_meta(item, source, line)?;
+                docs.push(Document {
+                    value: item.clone(),
+                    line,
+                });
+            }
+        } else {
+            docs.push(Document { value, line });
+        }
+    }
+    Ok(docs)
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::String(_) => "string",
+        Value::Number(_) => "number",
+        Value::Bool(_) => "bool",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+        Value::Null => "null",
+    }
+}
+
+fn check_type_meta(value: &Value, source: &str, line: usize) -> Result<(), ManifestError> {
+    let missing = |what: &str| {
+        ManifestError {
+        message: format!(
+            "error validating {source:?}: error validating data: {what} not set; if you choose to ignore these errors, turn validation off with --validate=false"
+        ),
+        line: Some(line),
+        column: None,
+    }
+    };
+    match (
+        value.get("apiVersion").and_then(Value::as_str),
+        value.get("kind").and_then(Value::as_str),
+    ) {
+        (_, None) | (_, Some("")) => Err(missing("kind")),
+        (None, _) | (Some(""), _) => Err(missing("apiVersion")),
+        _ => Ok(()),
+    }
+}
+
+/// Lines (1-based) where each YAML document begins: after every `---` separator line.
+fn document_start_lines(text: &str) -> Vec<usize> {
+    let mut starts = vec![1];
+    for (i, l) in text.lines().enumerate() {
+        if l.starts_with("---") && l[3..].trim().is_empty() {
+            if i == 0 {
+                starts[0] = 2;
+            } else {
+                starts.push(i + 2);
+            }
+        }
+    }
+    starts
+}
+
+/// kubectl's wording for YAML syntax errors: `error parsing STDIN: error converting YAML to JSON: yaml: line 3: …`.
+fn yaml_error(e: &serde_yaml::Error, source: &str) -> ManifestError {
+    let (line, column) = e
+        .location()
+        .map(|l| (Some(l.line()), Some(l.column())))
+        .unwrap_or((None, None));
+    let text = e.to_string();
+    let detail = text.split(" at line ").next().unwrap_or(&text).to_string();
+    let at = line.map(|l| format!("line {l}: ")).unwrap_or_default();
+    ManifestError {
+        message: format!(
+            "error parsing {source}: error converting YAML to JSON: yaml: {at}{detail}"
+        ),
+        line,
+        column,
+    }
+}
+
+/// The apiserver's strict decode of a request body into `kind`'s type (`fieldValidation=Strict`, kubectl's default).
+pub fn decode_strict(value: &Value) -> Result<Object, Status> {
+    let api_version = value
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let kind = value.get("kind").and_then(Value::as_str).unwrap_or("");
+    let info = lookup_kind(api_version, kind).ok_or_else(|| {
+        Status::bad_request(format!(
+            "no kind {kind:?} is registered for version {api_version:?}"
+        ))
+    })?;
+    let version = info.version;
+    let prefix = format!("{kind} in version {version:?} cannot be handled as a {kind}");
+    let object = Object::from_json_as(info.kind, value.clone())
+        .map_err(|e| Status::bad_request(format!("{prefix}: {}", go_json_error(&e, kind))))?;
+    let mut unknown = Vec::new();
+    unknown_fields(value, &object.to_json(), "", &mut unknown);
+    if !unknown.is_empty() {
+        let list: Vec<String> = unknown
+            .iter()
+            .map(|f| format!("unknown field {f:?}"))
+            .collect();
+        return Err(Status::bad_request(format!(
+            "{prefix}: strict decoding error: {}",
+            list.join(", ")
+        )));
+    }
+    Ok(object)
+}
+
+/// Collects fields present in `input` that the typed round trip dropped: the fields the schema does not know.
+fn unknown_fields(input: &Value, typed: &Value, path: &str, out: &mut Vec<String>) {
+    match (input, typed) {
+        (Value::Object(i), Value::Object(t)) => {
+            for (k, v) in i {
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                match t.get(k) {
+                    Some(tv) => unknown_fields(v, tv, &p, out),
+                    None if v.is_null() => {}
+                    None if is_free_form(path) => {}
+                    None => out.push(p),
+                }
+            }
+        }
+        (Value::Array(i), Value::Array(t)) => {
+            for (n, (iv, tv)) in i.iter().zip(t).enumerate() {
+                unknown_fields(iv, tv, &format!("{path}[{n}]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Maps whose keys are data, not schema (labels, annotations, data, …): nothing in them is unknown.
+fn is_free_form(path: &str) -> bool {
+    let last = path.rsplit('.').next().unwrap_or(path);
+    matches!(
+        last,
+        "labels"
+            | "annotations"
+            | "data"
+            | "stringData"
+            | "binaryData"
+            | "matchLabels"
+            | "selector"
+            | "nodeSelector"
+            | "capacity"
+            | "allocatable"
+            | "limits"
+            | "requests"
+            | "hard"
+            | "used"
+    )
+}
+
+/// serde's message rewritten in the words Go's encoding/json uses for the same failure.
+fn go_json_error(e: &serde_json::Error, kind: &str) -> String {
+    let text = e.to_string();
+    let text = text.split(" at line ").next().unwrap_or(&text);
+    if let Some(rest) = text.strip_prefix("invalid type: ") {
+        let (found, expected) = rest.split_once(", expected ").unwrap_or((rest, ""));
+        let found = found.split_whitespace().next().unwrap_or(found);
+        let found = match found {
+            "integer" | "floating" => "number",
+            "boolean" => "bool",
+            "sequence" => "array",
+            "map" => "object",
+            other => other,
+        };
+        let go_type = match expected {
+            "i32" => "int32",
+            "i64" => "int64",
+            "a boolean" => "bool",
+            "a string" => "string",
+            e if e.starts_with("a sequence") => "[]",
+            e if e.contains("map") || e.starts_with("struct") => "struct",
+            e => e,
+        };
+        return format!(
+            "json: cannot unmarshal {found} into Go value of type {go_type} (in {kind})"
+        );
+    }
+    text.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multi_document_yaml_keeps_each_documents_line() {
+        let text = "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: b}\n";
+        let docs = parse_documents(text, "STDIN").unwrap();
+        assert_eq!(docs.len(), 2);
+        assert_eq!(docs[1].line, 5);
+        assert_eq!(docs[1].value["metadata"]["name"], "b");
+    }
+
+    #[test]
+    fn yaml_syntax_errors_read_like_kubectls() {
+        let err = parse_documents(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n   bad: [\n",
+            "STDIN",
+        )
+        .unwrap_err();
+        assert!(
+            err.message
+                .starts_with("error parsing STDIN: error converting YAML to JSON: yaml: line "),
+            "{}",
+            err.message
+        );
+        assert!(err.line.is_some());
+    }
+
+    #[test]
+    fn a_document_without_kind_is_rejected_before_sending() {
+        let err = parse_documents("apiVersion: v1\nmetadata: {name: x}\n", "pod.yaml").unwrap_err();
+        assert_eq!(
+            err.message,
+            "error validating \"pod.yaml\": error validating data: kind not set; if you choose to ignore these errors, turn validation off with --validate=false"
+        );
+    }
+
+    #[test]
+    fn strict_decoding_reports_unknown_fields_with_their_path() {
+        let v: Value = serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "labels": {"x": "y"}},
+            "spec": {"replica": 3, "selector": {"matchLabels": {"app": "web"}}, "template": {"spec": {"containers": [{"name": "c", "image": "nginx", "imagePull": "x"}]}}}});
+        let err = decode_strict(&v).unwrap_err();
+        assert_eq!(
+            err.message,
+            "Deployment in version \"v1\" cannot be handled as a Deployment: strict decoding error: unknown field \"spec.replica\", unknown field \"spec.template.spec.containers[0].imagePull\""
+        );
+    }
+
+    #[test]
+    fn strict_decoding_reports_wrong_types() {
+        let v: Value = serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}, "spec": {"replicas": "three"}});
+        let err = decode_strict(&v).unwrap_err();
+        assert!(err.message.starts_with("Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot unmarshal string"), "{}", err.message);
+    }
+}

@@ -1,0 +1,18 @@
+//! The object model: every built-in kind as its real `k8s-openapi` type ([`Object`]), the resource table
+//! ([`RESOURCES`]), REST-shaped requests and responses, label and field selectors, and failures as
+//! [`Status`] values with kubectl's wording.
+
+pub mod kinds;
+pub mod manifest;
+pub mod request;
+pub mod selector;
+pub mod status;
+
+pub use kinds::{lookup, lookup_kind, Kind, Object, ResourceInfo, RESOURCES};
+pub use request::{
+    ApiRequest, ApiResponse, Credentials, Params, PatchBody, Verb, WatchEvent, WatchEventType,
+};
+pub use status::{Cause, Reason, Status};
+
+pub use k8s_openapi::api;
+pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;

@@ -1,0 +1,254 @@
+//! Requests and responses shaped like the Kubernetes REST API: verb, resource, namespace, name,
+//! subresource and query parameters in; an object, a list, a watch stream or a `Status` out.
+
+use std::sync::Arc;
+
+use super::{Object, ResourceInfo, Status};
+
+/// The REST verb, as RBAC names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verb {
+    Get,
+    List,
+    Watch,
+    Create,
+    Update,
+    Patch,
+    Delete,
+    DeleteCollection,
+}
+
+impl Verb {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verb::Get => "get",
+            Verb::List => "list",
+            Verb::Watch => "watch",
+            Verb::Create => "create",
+            Verb::Update => "update",
+            Verb::Patch => "patch",
+            Verb::Delete => "delete",
+            Verb::DeleteCollection => "deletecollection",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Verb> {
+        Some(match text {
+            "get" => Verb::Get,
+            "list" => Verb::List,
+            "watch" => Verb::Watch,
+            "create" => Verb::Create,
+            "update" => Verb::Update,
+            "patch" => Verb::Patch,
+            "delete" => Verb::Delete,
+            "deletecollection" => Verb::DeleteCollection,
+            _ => return None,
+        })
+    }
+
+    pub fn is_write(self) -> bool {
+        matches!(
+            self,
+            Verb::Create | Verb::Update | Verb::Patch | Verb::Delete | Verb::DeleteCollection
+        )
+    }
+}
+
+/// What a client presents to the authentication filter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Credentials {
+    /// `Authorization: Bearer <token>` (user tokens and service account tokens).
+    Token(String),
+    /// A client certificate: CN is the user name, O entries are groups.
+    ClientCert {
+        common_name: String,
+        organizations: Vec<String>,
+    },
+    /// No credentials at all.
+    Anonymous,
+}
+
+/// Query parameters of list, watch, write and delete requests.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Params {
+    pub label_selector: Option<String>,
+    pub field_selector: Option<String>,
+    /// `""` = most recent (consistent read), `"0"` = any (from the watch cache), or a revision.
+    pub resource_version: Option<String>,
+    pub allow_bookmarks: bool,
+    pub dry_run: bool,
+    pub field_manager: Option<String>,
+    /// Delete: `Background`, `Foreground` or `Orphan`.
+    pub propagation_policy: Option<String>,
+    pub grace_period_seconds: Option<i64>,
+    /// Logs: container name, tail lines.
+    pub container: Option<String>,
+    pub tail_lines: Option<i64>,
+}
+
+/// The body of a PATCH request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PatchBody {
+    /// RFC 7386 JSON merge patch.
+    Merge(serde_json::Value),
+    /// Strategic merge patch: like a merge patch, but lists with a merge key (containers by `name`, …) merge by key.
+    Strategic(serde_json::Value),
+}
+
+/// One REST request to kube-apiserver.
+#[derive(Debug, Clone)]
+pub struct ApiRequest {
+    pub credentials: Credentials,
+    /// `Impersonate-User` (kubectl `--as`).
+    pub impersonate: Option<String>,
+    pub verb: Verb,
+    pub resource: &'static ResourceInfo,
+    pub subresource: Option<String>,
+    pub namespace: Option<String>,
+    pub name: Option<String>,
+    pub body: Option<Object>,
+    /// A body as the client sent it (kubectl's JSON), decoded strictly by the apiserver.
+    pub raw_body: Option<serde_json::Value>,
+    pub patch: Option<PatchBody>,
+    pub params: Params,
+}
+
+impl ApiRequest {
+    pub fn new(
+        credentials: Credentials,
+        verb: Verb,
+        resource: &'static ResourceInfo,
+    ) -> ApiRequest {
+        ApiRequest {
+            credentials,
+            impersonate: None,
+            verb,
+            resource,
+            subresource: None,
+            namespace: None,
+            name: None,
+            body: None,
+            raw_body: None,
+            patch: None,
+            params: Params::default(),
+        }
+    }
+
+    pub fn namespace(mut self, ns: Option<&str>) -> ApiRequest {
+        self.namespace = if self.resource.namespaced {
+            ns.map(str::to_string)
+        } else {
+            None
+        };
+        self
+    }
+
+    pub fn name(mut self, name: &str) -> ApiRequest {
+        self.name = Some(name.to_string());
+        self
+    }
+
+    pub fn body(mut self, body: Object) -> ApiRequest {
+        self.body = Some(body);
+        self
+    }
+
+    pub fn subresource(mut self, sub: &str) -> ApiRequest {
+        self.subresource = Some(sub.to_string());
+        self
+    }
+
+    /// `create pods`, `update pods/status`, `watch nodes`: how traces and arrows label a request.
+    pub fn summary(&self) -> String {
+        let mut s = format!("{} {}", self.verb.as_str(), self.resource.resource);
+        if let Some(sub) = &self.subresource {
+            s.push('/');
+            s.push_str(sub);
+        }
+        s
+    }
+
+    /// The URL path the real apiserver would serve this at (`/api/v1/namespaces/default/pods/x`).
+    pub fn path(&self) -> String {
+        let r = self.resource;
+        let mut p = if r.group.is_empty() {
+            format!("/api/{}", r.version)
+        } else {
+            format!("/apis/{}/{}", r.group, r.version)
+        };
+        if let Some(ns) = &self.namespace {
+            p.push_str("/namespaces/");
+            p.push_str(ns);
+        }
+        p.push('/');
+        p.push_str(r.resource);
+        if let Some(n) = &self.name {
+            p.push('/');
+            p.push_str(n);
+        }
+        if let Some(sub) = &self.subresource {
+            p.push('/');
+            p.push_str(sub);
+        }
+        p
+    }
+}
+
+/// ADDED, MODIFIED, DELETED, BOOKMARK or ERROR.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum WatchEventType {
+    Added,
+    Modified,
+    Deleted,
+    Bookmark,
+    Error,
+}
+
+impl WatchEventType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WatchEventType::Added => "ADDED",
+            WatchEventType::Modified => "MODIFIED",
+            WatchEventType::Deleted => "DELETED",
+            WatchEventType::Bookmark => "BOOKMARK",
+            WatchEventType::Error => "ERROR",
+        }
+    }
+}
+
+/// One event of a watch stream.
+#[derive(Debug, Clone)]
+pub struct WatchEvent {
+    pub kind: WatchEventType,
+    /// The object (for BOOKMARK only its resourceVersion matters; for ERROR absent).
+    pub object: Option<Arc<Object>>,
+    pub resource_version: u64,
+    /// For ERROR: the status (410 Expired after compaction).
+    pub status: Option<Status>,
+}
+
+/// The apiserver's answer.
+#[derive(Debug, Clone)]
+pub enum ApiResponse {
+    Object(Arc<Object>),
+    List {
+        items: Vec<Arc<Object>>,
+        resource_version: u64,
+    },
+    /// A watch was established; its events follow as separate messages carrying this id.
+    WatchStarted {
+        watch_id: u64,
+    },
+    /// Plain text (logs).
+    Text(String),
+    Error(Status),
+}
+
+impl ApiResponse {
+    pub fn status(&self) -> Option<&Status> {
+        match self {
+            ApiResponse::Error(s) => Some(s),
+            _ => None,
+        }
+    }
+}

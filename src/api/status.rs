@@ -1,0 +1,348 @@
+//! API failures as values: the `Status` the apiserver returns (reason, code, message, causes), built with the
+//! same constructors and wording as apimachinery's `pkg/api/errors`, and rendered the way kubectl prints them.
+
+use serde::{Deserialize, Serialize};
+
+/// The reason of a failed request (metav1.StatusReason).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Reason {
+    /// No reason given (an unclassified server error, e.g. an etcd failure): kubectl prints `Error from server: …`.
+    Unknown,
+    Unauthorized,
+    Forbidden,
+    NotFound,
+    AlreadyExists,
+    Conflict,
+    Gone,
+    Expired,
+    Invalid,
+    BadRequest,
+    MethodNotAllowed,
+    NotAcceptable,
+    InternalError,
+    ServiceUnavailable,
+    Timeout,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Unknown => "",
+            Reason::Unauthorized => "Unauthorized",
+            Reason::Forbidden => "Forbidden",
+            Reason::NotFound => "NotFound",
+            Reason::AlreadyExists => "AlreadyExists",
+            Reason::Conflict => "Conflict",
+            Reason::Gone => "Gone",
+            Reason::Expired => "Expired",
+            Reason::Invalid => "Invalid",
+            Reason::BadRequest => "BadRequest",
+            Reason::MethodNotAllowed => "MethodNotAllowed",
+            Reason::NotAcceptable => "NotAcceptable",
+            Reason::InternalError => "InternalError",
+            Reason::ServiceUnavailable => "ServiceUnavailable",
+            Reason::Timeout => "Timeout",
+        }
+    }
+}
+
+/// One field error of an `Invalid` status (`spec.selector: Required value`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cause {
+    pub field: String,
+    pub message: String,
+}
+
+impl Cause {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Cause {
+        Cause {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+
+    pub fn required(field: impl Into<String>) -> Cause {
+        Cause::new(field, "Required value")
+    }
+
+    /// `Invalid value: "Web": <detail>`.
+    pub fn invalid(field: impl Into<String>, value: &str, detail: &str) -> Cause {
+        Cause::new(field, format!("Invalid value: {value}: {detail}"))
+    }
+
+    /// `<field>: <message>` as kubectl lists causes.
+    pub fn render(&self) -> String {
+        if self.field.is_empty() {
+            self.message.clone()
+        } else {
+            format!("{}: {}", self.field, self.message)
+        }
+    }
+}
+
+/// A failed API request: what the apiserver answers and kubectl renders.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Status {
+    pub code: u16,
+    pub reason: Reason,
+    pub message: String,
+    /// For `Invalid`: the kind (`Deployment`) and name used in kubectl's `The Deployment "web" is invalid` line.
+    pub kind: String,
+    pub name: String,
+    pub causes: Vec<Cause>,
+}
+
+impl Status {
+    fn new(code: u16, reason: Reason, message: impl Into<String>) -> Status {
+        Status {
+            code,
+            reason,
+            message: message.into(),
+            kind: String::new(),
+            name: String::new(),
+            causes: Vec::new(),
+        }
+    }
+
+    /// 401 from the authentication filter; the body's message is just `Unauthorized`.
+    pub fn unauthorized() -> Status {
+        Status::new(401, Reason::Unauthorized, "Unauthorized")
+    }
+
+    /// `pods "x" not found` (resource qualified with its group).
+    pub fn not_found(qualified_resource: &str, name: &str) -> Status {
+        let mut s = Status::new(
+            404,
+            Reason::NotFound,
+            format!("{qualified_resource} {name:?} not found"),
+        );
+        s.name = name.to_string();
+        s
+    }
+
+    pub fn already_exists(qualified_resource: &str, name: &str) -> Status {
+        let mut s = Status::new(
+            409,
+            Reason::AlreadyExists,
+            format!("{qualified_resource} {name:?} already exists"),
+        );
+        s.name = name.to_string();
+        s
+    }
+
+    /// The optimistic-concurrency failure of an update with a stale resourceVersion.
+    pub fn conflict(qualified_resource: &str, name: &str, detail: &str) -> Status {
+        Status::new(
+            409,
+            Reason::Conflict,
+            format!("Operation cannot be fulfilled on {qualified_resource} {name:?}: {detail}"),
+        )
+    }
+
+    pub fn stale_object(qualified_resource: &str, name: &str) -> Status {
+        Status::conflict(
+            qualified_resource,
+            name,
+            "the object has been modified; please apply your changes to the latest version and try again",
+        )
+    }
+
+    /// `pods "x" is forbidden: <detail>`, or `pods is forbidden: <detail>` without a name.
+    pub fn forbidden(qualified_resource: &str, name: &str, detail: &str) -> Status {
+        let subject = if name.is_empty() {
+            qualified_resource.to_string()
+        } else {
+            format!("{qualified_resource} {name:?}")
+        };
+        Status::new(
+            403,
+            Reason::Forbidden,
+            format!("{subject} is forbidden: {detail}"),
+        )
+    }
+
+    /// 422: `Deployment.apps "web" is invalid: spec.selector: Required value` (`kind` is the kubectl-facing Kind).
+    pub fn invalid(group_kind: &str, kind: &str, name: &str, causes: Vec<Cause>) -> Status {
+        let joined = causes
+            .iter()
+            .map(Cause::render)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let joined = if causes.len() > 1 {
+            format!("[{joined}]")
+        } else {
+            joined
+        };
+        let mut s = Status::new(
+            422,
+            Reason::Invalid,
+            format!("{group_kind} {name:?} is invalid: {joined}"),
+        );
+        s.kind = kind.to_string();
+        s.name = name.to_string();
+        s.causes = causes;
+        s
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Status {
+        Status::new(400, Reason::BadRequest, message)
+    }
+
+    pub fn method_not_allowed(message: impl Into<String>) -> Status {
+        Status::new(405, Reason::MethodNotAllowed, message)
+    }
+
+    /// 410 for a watch or list from a resourceVersion older than the watch cache holds.
+    pub fn expired(requested: u64, oldest: u64) -> Status {
+        Status::new(
+            410,
+            Reason::Expired,
+            format!(
+                "too old resource version: {requested} ({})",
+                oldest.saturating_sub(1)
+            ),
+        )
+    }
+
+    pub fn internal(message: impl Into<String>) -> Status {
+        Status::new(
+            500,
+            Reason::InternalError,
+            format!("Internal error occurred: {}", message.into()),
+        )
+    }
+
+    /// A storage error the apiserver does not classify (e.g. `etcdserver: request timed out`): 500, no reason.
+    pub fn storage(message: impl Into<String>) -> Status {
+        Status::new(500, Reason::Unknown, message)
+    }
+
+    pub fn service_unavailable(message: impl Into<String>) -> Status {
+        Status::new(503, Reason::ServiceUnavailable, message)
+    }
+
+    pub fn timeout(message: impl Into<String>) -> Status {
+        Status::new(504, Reason::Timeout, message)
+    }
+
+    /// The line kubectl prints for this status (`StandardErrorMessage` in kubectl's helpers.go).
+    pub fn kubectl_line(&self) -> String {
+        match self.reason {
+            Reason::Unauthorized => format!(
+                "error: You must be logged in to the server ({})",
+                self.message
+            ),
+            Reason::Invalid if !self.causes.is_empty() => self.invalid_lines(),
+            Reason::Unknown => format!("Error from server: {}", self.message),
+            reason => format!("Error from server ({}): {}", reason.as_str(), self.message),
+        }
+    }
+
+    /// kubectl's `The <Kind> "<name>" is invalid: ...` form: one cause inline, several as a bullet list.
+    fn invalid_lines(&self) -> String {
+        let mut seen = Vec::new();
+        for c in &self.causes {
+            let line = c.render();
+            if !seen.contains(&line) {
+                seen.push(line);
+            }
+        }
+        if seen.len() == 1 {
+            format!("The {} {:?} is invalid: {}", self.kind, self.name, seen[0])
+        } else {
+            let bullets: Vec<String> = seen.iter().map(|l| format!("* {l}")).collect();
+            format!(
+                "The {} {:?} is invalid: \n{}",
+                self.kind,
+                self.name,
+                bullets.join("\n")
+            )
+        }
+    }
+
+    /// The same status with `error when creating "<file>": ` put before its message (kubectl's AddSourceToErr).
+    pub fn with_source(&self, verb: &str, source: &str) -> Status {
+        let mut s = self.clone();
+        if !matches!(s.reason, Reason::Invalid | Reason::Unauthorized) {
+            s.message = format!("error when {verb} {source:?}: {}", s.message);
+        }
+        s
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kubectl_renders_statuses_like_standard_error_message() {
+        assert_eq!(
+            Status::not_found("pods", "x").kubectl_line(),
+            r#"Error from server (NotFound): pods "x" not found"#
+        );
+        assert_eq!(
+            Status::not_found("deployments.apps", "web").kubectl_line(),
+            r#"Error from server (NotFound): deployments.apps "web" not found"#
+        );
+        assert_eq!(
+            Status::unauthorized().kubectl_line(),
+            "error: You must be logged in to the server (Unauthorized)"
+        );
+        assert_eq!(
+            Status::storage("etcdserver: request timed out").kubectl_line(),
+            "Error from server: etcdserver: request timed out"
+        );
+        assert_eq!(
+            Status::already_exists("pods", "x")
+                .with_source("creating", "pod.yaml")
+                .kubectl_line(),
+            r#"Error from server (AlreadyExists): error when creating "pod.yaml": pods "x" already exists"#
+        );
+    }
+
+    #[test]
+    fn invalid_lists_one_cause_inline_and_several_as_bullets() {
+        let one = Status::invalid(
+            "Deployment.apps",
+            "Deployment",
+            "web",
+            vec![Cause::required("spec.selector")],
+        );
+        assert_eq!(
+            one.message,
+            r#"Deployment.apps "web" is invalid: spec.selector: Required value"#
+        );
+        assert_eq!(
+            one.kubectl_line(),
+            r#"The Deployment "web" is invalid: spec.selector: Required value"#
+        );
+        let two = Status::invalid(
+            "Pod",
+            "Pod",
+            "p",
+            vec![
+                Cause::required("spec.containers[0].image"),
+                Cause::required("spec.containers[0].name"),
+            ],
+        );
+        assert_eq!(
+            two.kubectl_line(),
+            "The Pod \"p\" is invalid: \n* spec.containers[0].image: Required value\n* spec.containers[0].name: Required value"
+        );
+    }
+
+    #[test]
+    fn expired_names_the_oldest_revision_minus_one() {
+        assert_eq!(
+            Status::expired(5, 120).message,
+            "too old resource version: 5 (119)"
+        );
+        assert_eq!(Status::expired(5, 120).code, 410);
+    }
+}

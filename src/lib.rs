@@ -1,0 +1,13 @@
+//! kubeglass: a whole Kubernetes v1.34 cluster, simulated deterministically.
+//!
+//! The engine is a set of actors (kube-apiserver, etcd members, kube-scheduler, controllers, kubelets, …)
+//! that only exchange messages through the simulation kernel ([`sim`]): a virtual clock, an event queue
+//! ordered by (time, sequence) and one seeded random generator. The same scenario and seed give the same
+//! trace, natively and in WebAssembly.
+//!
+//! Entry points: [`Cluster`] (build, advance, run kubectl, look at the [`view::View`]) and [`scenario`].
+
+pub mod api;
+pub mod etcd;
+pub mod sim;
+pub mod view;

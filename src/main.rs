@@ -1,0 +1,5 @@
+//! The `kubeglass` command line.
+
+fn main() {
+    println!("kubeglass {}", env!("CARGO_PKG_VERSION"));
+}

@@ -1,0 +1,134 @@
+//! What travels between components: API requests and responses, watch events, etcd traffic, and the
+//! network's own notices (a refused connection, a connection reset by a stopped peer).
+
+use super::{ChainId, ComponentId, SimTime};
+use crate::api::{ApiRequest, ApiResponse, WatchEvent};
+use crate::etcd::EtcdMessage;
+
+/// One message on the wire, with the times the UI animates between.
+#[derive(Debug)]
+pub struct Envelope {
+    pub id: u64,
+    pub from: ComponentId,
+    pub to: ComponentId,
+    /// The receiver's incarnation at send time; a restarted receiver never gets it.
+    pub to_incarnation: u32,
+    pub sent: SimTime,
+    pub deliver: SimTime,
+    pub chain: ChainId,
+    pub payload: Payload,
+}
+
+#[derive(Debug)]
+pub enum Payload {
+    ApiRequest {
+        request_id: u64,
+        request: Box<ApiRequest>,
+    },
+    ApiResponse {
+        request_id: u64,
+        response: Box<ApiResponse>,
+    },
+    WatchEvent {
+        watch_id: u64,
+        event: Box<WatchEvent>,
+    },
+    Etcd(EtcdMessage),
+    /// The receiver was not listening: the request with this id fails at once (TCP RST on connect).
+    ConnectionRefused {
+        request_id: u64,
+    },
+    /// An established connection to `peer` is gone (the peer stopped).
+    Disconnected {
+        peer: ComponentId,
+    },
+}
+
+impl Payload {
+    /// A short label for arrows and traces: `create pods`, `ADDED pods`, `etcd put`.
+    pub fn label(&self) -> String {
+        match self {
+            Payload::ApiRequest { request, .. } => request.summary(),
+            Payload::ApiResponse { response, .. } => match response.as_ref() {
+                ApiResponse::Error(s) => format!("{} {}", s.code, s.reason.as_str()),
+                ApiResponse::List { items, .. } => format!("200 OK ({} items)", items.len()),
+                ApiResponse::WatchStarted { .. } => "200 OK (watching)".into(),
+                ApiResponse::Object(_) | ApiResponse::Text(_) => "200 OK".into(),
+            },
+            Payload::WatchEvent { event, .. } => {
+                let resource = event
+                    .object
+                    .as_ref()
+                    .map(|o| o.info().resource)
+                    .unwrap_or("");
+                format!("{} {resource}", event.kind.as_str())
+            }
+            Payload::Etcd(m) => m.label(),
+            Payload::ConnectionRefused { .. } => "connection refused".into(),
+            Payload::Disconnected { .. } => "connection reset".into(),
+        }
+    }
+
+    /// `pods default/web-x`: the object a message is about, when there is one.
+    pub fn object_ref(&self) -> Option<String> {
+        match self {
+            Payload::ApiRequest { request, .. } => {
+                let name = request
+                    .name
+                    .clone()
+                    .or_else(|| request.body.as_ref().map(|b| b.name().to_string()))
+                    .unwrap_or_default();
+                let ns = request
+                    .namespace
+                    .clone()
+                    .map(|n| format!("{n}/"))
+                    .unwrap_or_default();
+                (!name.is_empty()).then(|| format!("{} {ns}{name}", request.resource.resource))
+            }
+            Payload::ApiResponse { response, .. } => match response.as_ref() {
+                ApiResponse::Object(o) => Some(format!("{} {}", o.info().resource, o.ns_name())),
+                _ => None,
+            },
+            Payload::WatchEvent { event, .. } => event
+                .object
+                .as_ref()
+                .map(|o| format!("{} {}", o.info().resource, o.ns_name())),
+            Payload::Etcd(m) => m.key().map(str::to_string),
+            _ => None,
+        }
+    }
+
+    /// The etcd revision a message carries, when it carries one.
+    pub fn revision(&self) -> Option<u64> {
+        match self {
+            Payload::ApiResponse { response, .. } => match response.as_ref() {
+                ApiResponse::Object(o) => Some(o.resource_version()),
+                ApiResponse::List {
+                    resource_version, ..
+                } => Some(*resource_version),
+                _ => None,
+            },
+            Payload::WatchEvent { event, .. } => Some(event.resource_version),
+            Payload::Etcd(m) => m.revision(),
+            _ => None,
+        }
+    }
+
+    /// What the sender learns when the receiver is not listening.
+    pub fn refusal(&self) -> Option<Payload> {
+        match self {
+            Payload::ApiRequest { request_id, .. } => Some(Payload::ConnectionRefused {
+                request_id: *request_id,
+            }),
+            Payload::Etcd(m) => m
+                .request_id()
+                .map(|request_id| Payload::ConnectionRefused { request_id }),
+            _ => None,
+        }
+    }
+
+    pub fn is_request(&self) -> bool {
+        matches!(self, Payload::ApiRequest { .. })
+            || matches!(self, Payload::Etcd(m) if m.request_id().is_some())
+    }
+}

@@ -1,0 +1,404 @@
+//! The simulation kernel: a virtual clock, an event queue ordered by (time, sequence), the seeded network
+//! (per-connection FIFO delivery with small seeded latencies), component lifecycle (stop / crash / start with
+//! incarnations, so a restarted process never receives its predecessor's messages) and the trace of every
+//! delivery. The kernel owns no component: `cluster` dispatches each delivery to its receiver.
+
+pub mod message;
+pub mod rng;
+pub mod time;
+pub mod trace;
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+
+pub use message::{Envelope, Payload};
+pub use rng::Rng;
+pub use time::SimTime;
+pub use trace::{Delivery, Outcome, Trace};
+
+/// A component's index in the kernel's registry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ComponentId(pub u32);
+
+/// A chain of causally related messages, rooted at one request (a person's kubectl command, a scenario step).
+pub type ChainId = u64;
+
+/// What a component handler asks the kernel to do.
+#[derive(Debug)]
+pub enum Command {
+    Send { to: ComponentId, payload: Payload },
+    Timer { after_ms: u64, token: u64 },
+}
+
+/// The handler's view of the world: the time, its own id, a random stream, and the command buffer.
+pub struct Ctx<'a> {
+    pub now: SimTime,
+    pub me: ComponentId,
+    /// The chain of the message being handled; sends inherit it.
+    pub chain: ChainId,
+    pub rng: &'a mut Rng,
+    pub out: &'a mut Vec<Command>,
+}
+
+impl Ctx<'_> {
+    pub fn send(&mut self, to: ComponentId, payload: Payload) {
+        self.out.push(Command::Send { to, payload });
+    }
+
+    pub fn timer(&mut self, after_ms: u64, token: u64) {
+        self.out.push(Command::Timer { after_ms, token });
+    }
+}
+
+/// A scheduled occurrence: a message arriving or a timer firing.
+#[derive(Debug)]
+pub enum Event {
+    Deliver(Envelope),
+    Timer {
+        to: ComponentId,
+        incarnation: u32,
+        token: u64,
+        chain: ChainId,
+    },
+}
+
+#[derive(Debug)]
+struct Scheduled {
+    at: SimTime,
+    seq: u64,
+    event: Event,
+}
+
+impl PartialEq for Scheduled {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at, self.seq) == (other.at, other.seq)
+    }
+}
+impl Eq for Scheduled {}
+impl PartialOrd for Scheduled {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Scheduled {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.at, self.seq).cmp(&(other.at, other.seq))
+    }
+}
+
+/// Registry entry of one component.
+#[derive(Debug, Clone)]
+pub struct Slot {
+    pub name: String,
+    pub running: bool,
+    /// Bumped at every start: messages and timers addressed to an older incarnation are lost.
+    pub incarnation: u32,
+}
+
+/// Network latency bounds for one hop, in milliseconds.
+pub const LATENCY_MS_MIN: u64 = 1;
+pub const LATENCY_MS_MAX: u64 = 4;
+
+/// The kernel.
+pub struct Kernel {
+    now: SimTime,
+    seq: u64,
+    next_message_id: u64,
+    next_chain: ChainId,
+    queue: BinaryHeap<Reverse<Scheduled>>,
+    slots: Vec<Slot>,
+    by_name: BTreeMap<String, ComponentId>,
+    /// Per ordered pair of components: when the last message on that connection arrives (FIFO delivery).
+    connections: BTreeMap<(ComponentId, ComponentId), SimTime>,
+    /// Peers each component has talked to, so a stop can notify them (a TCP reset).
+    peers: BTreeMap<ComponentId, BTreeSet<ComponentId>>,
+    network: Rng,
+    root: Rng,
+    pub trace: Trace,
+}
+
+impl Kernel {
+    pub fn new(seed: u64) -> Kernel {
+        let root = Rng::new(seed);
+        Kernel {
+            now: SimTime::ZERO,
+            seq: 0,
+            next_message_id: 1,
+            next_chain: 1,
+            queue: BinaryHeap::new(),
+            slots: Vec::new(),
+            by_name: BTreeMap::new(),
+            connections: BTreeMap::new(),
+            peers: BTreeMap::new(),
+            network: root.fork("network"),
+            root,
+            trace: Trace::default(),
+        }
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// Registers a component (running) and returns its id and its own random stream.
+    pub fn register(&mut self, name: &str) -> (ComponentId, Rng) {
+        let id = ComponentId(self.slots.len() as u32);
+        self.slots.push(Slot {
+            name: name.to_string(),
+            running: true,
+            incarnation: 1,
+        });
+        self.by_name.insert(name.to_string(), id);
+        (id, self.root.fork(name))
+    }
+
+    pub fn id(&self, name: &str) -> Option<ComponentId> {
+        self.by_name.get(name).copied()
+    }
+
+    pub fn name(&self, id: ComponentId) -> &str {
+        &self.slots[id.0 as usize].name
+    }
+
+    pub fn slot(&self, id: ComponentId) -> &Slot {
+        &self.slots[id.0 as usize]
+    }
+
+    pub fn slots(&self) -> impl Iterator<Item = (ComponentId, &Slot)> {
+        self.slots
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (ComponentId(i as u32), s))
+    }
+
+    pub fn is_running(&self, id: ComponentId) -> bool {
+        self.slots[id.0 as usize].running
+    }
+
+    /// A fresh chain id for a new root request.
+    pub fn new_chain(&mut self) -> ChainId {
+        let c = self.next_chain;
+        self.next_chain += 1;
+        c
+    }
+
+    /// Stops a component: it receives nothing more, and every peer it was connected to learns the connection
+    /// is gone (after one network latency).
+    pub fn stop(&mut self, id: ComponentId) {
+        let slot = &mut self.slots[id.0 as usize];
+        if !slot.running {
+            return;
+        }
+        slot.running = false;
+        let peers: Vec<ComponentId> = self
+            .peers
+            .remove(&id)
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        for peer in peers {
+            if let Some(set) = self.peers.get_mut(&peer) {
+                set.remove(&id);
+            }
+            self.connections.remove(&(id, peer));
+            self.connections.remove(&(peer, id));
+            if self.is_running(peer) {
+                self.deliver_from_network(id, peer, Payload::Disconnected { peer: id }, 0);
+            }
+        }
+    }
+
+    /// Starts a stopped component as a new incarnation.
+    pub fn start(&mut self, id: ComponentId) -> bool {
+        let slot = &mut self.slots[id.0 as usize];
+        if slot.running {
+            return false;
+        }
+        slot.running = true;
+        slot.incarnation += 1;
+        true
+    }
+
+    /// Queues a message from `from` to `to`. A running receiver gets it after a seeded latency, in order with
+    /// earlier messages on the same connection; a stopped one refuses the connection, which the sender learns.
+    pub fn send(&mut self, from: ComponentId, to: ComponentId, payload: Payload, chain: ChainId) {
+        if !self.is_running(to) {
+            let label = payload.label();
+            let id = self.next_id();
+            self.trace.record(Delivery {
+                id,
+                from,
+                to,
+                label,
+                object: payload.object_ref(),
+                revision: payload.revision(),
+                sent: self.now,
+                delivered: self.now,
+                chain,
+                outcome: Outcome::Refused,
+            });
+            if let Some(refusal) = payload.refusal() {
+                self.deliver_from_network(to, from, refusal, chain);
+            }
+            return;
+        }
+        self.peers.entry(from).or_default().insert(to);
+        self.peers.entry(to).or_default().insert(from);
+        let latency = self.network.between(LATENCY_MS_MIN, LATENCY_MS_MAX);
+        let earliest = self.now.plus_ms(latency);
+        let last = self.connections.entry((from, to)).or_insert(SimTime::ZERO);
+        let at = earliest.max(*last);
+        *last = at;
+        let id = self.next_id();
+        let envelope = Envelope {
+            id,
+            from,
+            to,
+            to_incarnation: self.slot(to).incarnation,
+            sent: self.now,
+            deliver: at,
+            chain,
+            payload,
+        };
+        self.schedule(at, Event::Deliver(envelope));
+    }
+
+    /// A message the network itself produces (a refused connection, a reset) arriving at `to`.
+    fn deliver_from_network(
+        &mut self,
+        from: ComponentId,
+        to: ComponentId,
+        payload: Payload,
+        chain: ChainId,
+    ) {
+        let id = self.next_id();
+        let at = self.now.plus_ms(LATENCY_MS_MIN);
+        let envelope = Envelope {
+            id,
+            from,
+            to,
+            to_incarnation: self.slot(to).incarnation,
+            sent: self.now,
+            deliver: at,
+            chain,
+            payload,
+        };
+        self.schedule(at, Event::Deliver(envelope));
+    }
+
+    pub fn set_timer(&mut self, to: ComponentId, after_ms: u64, token: u64, chain: ChainId) {
+        let incarnation = self.slot(to).incarnation;
+        self.schedule(
+            self.now.plus_ms(after_ms),
+            Event::Timer {
+                to,
+                incarnation,
+                token,
+                chain,
+            },
+        );
+    }
+
+    fn next_id(&mut self) -> u64 {
+        let id = self.next_message_id;
+        self.next_message_id += 1;
+        id
+    }
+
+    fn schedule(&mut self, at: SimTime, event: Event) {
+        self.seq += 1;
+        self.queue.push(Reverse(Scheduled {
+            at,
+            seq: self.seq,
+            event,
+        }));
+    }
+
+    /// When the next event happens, if any.
+    pub fn next_time(&self) -> Option<SimTime> {
+        self.queue.peek().map(|Reverse(s)| s.at)
+    }
+
+    /// Pops the next event that its receiver can still take, advancing the clock to it. Messages and timers
+    /// for stopped components or older incarnations are recorded as dropped and skipped.
+    pub fn pop(&mut self) -> Option<Event> {
+        while let Some(Reverse(s)) = self.queue.pop() {
+            self.now = self.now.max(s.at);
+            match s.event {
+                Event::Deliver(env) => {
+                    let slot = self.slot(env.to);
+                    let alive = slot.running && slot.incarnation == env.to_incarnation;
+                    self.trace.record(Delivery {
+                        id: env.id,
+                        from: env.from,
+                        to: env.to,
+                        label: env.payload.label(),
+                        object: env.payload.object_ref(),
+                        revision: env.payload.revision(),
+                        sent: env.sent,
+                        delivered: env.deliver,
+                        chain: env.chain,
+                        outcome: if alive {
+                            Outcome::Delivered
+                        } else {
+                            Outcome::Dropped
+                        },
+                    });
+                    if alive {
+                        return Some(Event::Deliver(env));
+                    }
+                }
+                Event::Timer {
+                    to,
+                    incarnation,
+                    token,
+                    chain,
+                } => {
+                    let slot = self.slot(to);
+                    if slot.running && slot.incarnation == incarnation {
+                        return Some(Event::Timer {
+                            to,
+                            incarnation,
+                            token,
+                            chain,
+                        });
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Moves the clock forward to `t` when no event comes earlier (time jumps straight to the next event).
+    pub fn advance_to(&mut self, t: SimTime) {
+        self.now = self.now.max(t);
+    }
+
+    /// Messages sent but not yet delivered, earliest first: what the UI draws in flight.
+    pub fn in_flight(&self) -> Vec<&Envelope> {
+        let mut v: Vec<&Envelope> = self
+            .queue
+            .iter()
+            .filter_map(|Reverse(s)| match &s.event {
+                Event::Deliver(e) => Some(e),
+                Event::Timer { .. } => None,
+            })
+            .collect();
+        v.sort_by_key(|e| (e.deliver, e.id));
+        v
+    }
+
+    pub fn pending_events(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Applies a handler's commands.
+    pub fn apply(&mut self, from: ComponentId, chain: ChainId, commands: Vec<Command>) {
+        for c in commands {
+            match c {
+                Command::Send { to, payload } => self.send(from, to, payload, chain),
+                Command::Timer { after_ms, token } => self.set_timer(from, after_ms, token, chain),
+            }
+        }
+    }
+}

@@ -1,0 +1,5 @@
+//! Mounts the kubeglass app.
+
+fn main() {
+    console_error_panic_hook::set_once();
+}
