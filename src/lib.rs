@@ -8,6 +8,8 @@
 //! Entry points: [`Cluster`] (build, advance, run kubectl, look at the [`view::View`]) and [`scenario`].
 
 pub mod api;
+pub mod apiserver;
+pub mod client;
 pub mod cluster;
 pub mod etcd;
 pub mod sim;

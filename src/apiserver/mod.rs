@@ -1,0 +1,964 @@
+//! kube-apiserver: the only component that touches etcd. Every read, write and watch of every other
+//! component passes its handler chain in the real order — authentication (401) → authorization (403) →
+//! decoding and defaulting → mutating admission → validation (422) → validating admission → etcd — and
+//! every change it sees on its etcd watch is fanned out to the client watches that match.
+//!
+//! Watches: etcd (`/registry/` prefix, from its initial list's revision). Writes: etcd transactions.
+//! Counterpart: `cmd/kube-apiserver`, `staging/src/k8s.io/apiserver`.
+
+pub mod admission;
+pub mod authn;
+pub mod authz;
+pub mod cache;
+pub mod defaults;
+pub mod registry;
+pub mod validation;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::api::selector::{FieldSelector, LabelSelector};
+use crate::api::{ApiRequest, ApiResponse, Kind, Object, Status, Verb, WatchEvent, WatchEventType};
+use crate::etcd::{EtcdMessage, EventType, Op, OpResult, Txn, TxnResponse};
+use crate::sim::{ComponentId, Ctx, Payload, Rng, SimTime};
+
+use authn::{Authenticator, UserInfo};
+use authz::Attributes;
+use cache::{CachedEvent, WatchCache, Watcher};
+use registry::DeletePlan;
+
+/// How often the apiserver compacts etcd (`--etcd-compaction-interval`).
+pub const COMPACTION_INTERVAL_MS: u64 = 300_000;
+/// How often watches that asked for bookmarks get one.
+pub const BOOKMARK_INTERVAL_MS: u64 = 60_000;
+/// Attempts of an unconditional update before giving up on a hot key.
+const WRITE_ATTEMPTS_MAX: u8 = 5;
+
+const TIMER_COMPACT: u64 = 1;
+const TIMER_BOOKMARK: u64 = 2;
+
+/// A write in progress: the request, who asked, and what was prepared on the first attempt.
+#[derive(Debug, Clone)]
+struct WriteOp {
+    client: ComponentId,
+    request_id: u64,
+    req: ApiRequest,
+    attempts: u8,
+    /// For creates: the admitted, validated object (name, uid and timestamps set).
+    prepared: Option<Object>,
+}
+
+#[derive(Debug, Clone)]
+enum Pending {
+    InitialList,
+    Read {
+        client: ComponentId,
+        request_id: u64,
+        req: ApiRequest,
+    },
+    Write {
+        op: Box<WriteOp>,
+        written: Option<Arc<Object>>,
+    },
+}
+
+/// The apiserver process.
+pub struct ApiServer {
+    me: ComponentId,
+    rng: Rng,
+    etcd: Vec<ComponentId>,
+    etcd_index: usize,
+    authn: Authenticator,
+    cache: WatchCache,
+    synced: bool,
+    held: Vec<(ComponentId, u64, ApiRequest)>,
+    pending: BTreeMap<u64, (Pending, Txn)>,
+    next_etcd_id: u64,
+    etcd_watch: Option<u64>,
+    next_watch_id: u64,
+    last_compaction_mark: u64,
+    /// Where ClusterIPs come from (10.96.0.0/12 by default) and where `kubernetes` sits (first address).
+    pub service_cidr_base: [u8; 4],
+}
+
+impl ApiServer {
+    pub fn new(
+        me: ComponentId,
+        etcd: Vec<ComponentId>,
+        authn: Authenticator,
+        rng: Rng,
+    ) -> ApiServer {
+        ApiServer {
+            me,
+            rng,
+            etcd,
+            etcd_index: 0,
+            authn,
+            cache: WatchCache::default(),
+            synced: false,
+            held: Vec::new(),
+            pending: BTreeMap::new(),
+            next_etcd_id: 1,
+            etcd_watch: None,
+            next_watch_id: 1,
+            last_compaction_mark: 0,
+            service_cidr_base: [10, 96, 0, 0],
+        }
+    }
+
+    pub fn cache(&self) -> &WatchCache {
+        &self.cache
+    }
+
+    pub fn authenticator_mut(&mut self) -> &mut Authenticator {
+        &mut self.authn
+    }
+
+    /// A (re)start: memory is gone; list everything from etcd, then watch from there.
+    pub fn on_start(&mut self, ctx: &mut Ctx) {
+        self.cache = WatchCache::default();
+        self.synced = false;
+        self.held.clear();
+        self.pending.clear();
+        self.etcd_watch = None;
+        self.send_etcd(ctx, Pending::InitialList, Txn::range("/registry/", true));
+        ctx.timer(COMPACTION_INTERVAL_MS, TIMER_COMPACT);
+        ctx.timer(BOOKMARK_INTERVAL_MS, TIMER_BOOKMARK);
+    }
+
+    pub fn on_timer(&mut self, ctx: &mut Ctx, token: u64) {
+        match token {
+            TIMER_COMPACT => {
+                if self.last_compaction_mark > 0 {
+                    let to = self.etcd_endpoint();
+                    ctx.send(
+                        to,
+                        Payload::Etcd(EtcdMessage::Compact {
+                            revision: self.last_compaction_mark,
+                        }),
+                    );
+                }
+                self.last_compaction_mark = self.cache.revision();
+                ctx.timer(COMPACTION_INTERVAL_MS, TIMER_COMPACT);
+            }
+            TIMER_BOOKMARK => {
+                self.send_bookmarks(ctx);
+                ctx.timer(BOOKMARK_INTERVAL_MS, TIMER_BOOKMARK);
+            }
+            _ => {}
+        }
+    }
+
+    pub fn on_message(&mut self, ctx: &mut Ctx, from: ComponentId, payload: Payload) {
+        match payload {
+            Payload::ApiRequest {
+                request_id,
+                request,
+            } => {
+                if self.synced {
+                    self.handle(ctx, from, request_id, *request);
+                } else {
+                    self.held.push((from, request_id, *request));
+                }
+            }
+            Payload::Etcd(EtcdMessage::TxnResult { request_id, result }) => {
+                self.on_etcd_result(ctx, request_id, result)
+            }
+            Payload::Etcd(EtcdMessage::WatchEvents { events, .. }) => {
+                for e in events {
+                    self.on_etcd_event(ctx, e);
+                }
+            }
+            Payload::Etcd(EtcdMessage::WatchCanceled { .. }) => self.on_start(ctx),
+            Payload::ConnectionRefused { request_id } => self.retry_elsewhere(ctx, request_id),
+            Payload::Disconnected { peer } => {
+                if self.etcd.contains(&peer) {
+                    self.fail_over(ctx);
+                } else {
+                    self.cache.remove_client(peer);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn etcd_endpoint(&self) -> ComponentId {
+        self.etcd[self.etcd_index % self.etcd.len()]
+    }
+
+    fn send_etcd(&mut self, ctx: &mut Ctx, pending: Pending, txn: Txn) {
+        let id = self.next_etcd_id;
+        self.next_etcd_id += 1;
+        ctx.send(
+            self.etcd_endpoint(),
+            Payload::Etcd(EtcdMessage::Txn {
+                request_id: id,
+                txn: txn.clone(),
+            }),
+        );
+        self.pending.insert(id, (pending, txn));
+    }
+
+    /// The etcd member refused the connection: the client balancer tries the next endpoint.
+    fn retry_elsewhere(&mut self, ctx: &mut Ctx, request_id: u64) {
+        let Some((pending, txn)) = self.pending.remove(&request_id) else {
+            if Some(request_id) == self.etcd_watch {
+                self.fail_over(ctx);
+            }
+            return;
+        };
+        self.etcd_index += 1;
+        if self.etcd_index % self.etcd.len() == 0 {
+            // Every endpoint refused: the request fails the way an unreachable etcd fails.
+            self.fail_pending(ctx, pending, Status::storage("context deadline exceeded"));
+            return;
+        }
+        self.send_etcd(ctx, pending, txn);
+    }
+
+    fn fail_over(&mut self, ctx: &mut Ctx) {
+        self.etcd_index += 1;
+        let watch_id = self.next_etcd_id;
+        self.next_etcd_id += 1;
+        self.etcd_watch = Some(watch_id);
+        let start = self.cache.revision() + 1;
+        ctx.send(
+            self.etcd_endpoint(),
+            Payload::Etcd(EtcdMessage::Watch {
+                watch_id,
+                prefix: "/registry/".into(),
+                start_revision: start,
+            }),
+        );
+        let resend: Vec<u64> = self.pending.keys().copied().collect();
+        for id in resend {
+            if let Some((p, t)) = self.pending.remove(&id) {
+                self.send_etcd(ctx, p, t);
+            }
+        }
+    }
+
+    fn fail_pending(&mut self, ctx: &mut Ctx, pending: Pending, status: Status) {
+        match pending {
+            Pending::InitialList => {}
+            Pending::Read {
+                client, request_id, ..
+            } => reply(ctx, client, request_id, ApiResponse::Error(status)),
+            Pending::Write { op, .. } => {
+                reply(ctx, op.client, op.request_id, ApiResponse::Error(status))
+            }
+        }
+    }
+
+    fn handle(&mut self, ctx: &mut Ctx, client: ComponentId, request_id: u64, req: ApiRequest) {
+        let Some(mut user) = self.authn.authenticate(&req.credentials) else {
+            return reply(
+                ctx,
+                client,
+                request_id,
+                ApiResponse::Error(Status::unauthorized()),
+            );
+        };
+        if let Some(target) = &req.impersonate {
+            let attrs = Attributes {
+                verb: "impersonate",
+                api_group: "",
+                resource: "users",
+                subresource: None,
+                name: Some(target),
+                namespace: None,
+            };
+            if !authz::authorize(&user, &attrs, &self.cache) {
+                let detail = attrs.forbidden_detail(&user.name);
+                return reply(
+                    ctx,
+                    client,
+                    request_id,
+                    ApiResponse::Error(Status::forbidden("users", target, &detail)),
+                );
+            }
+            user = impersonated(target, &self.authn);
+        }
+        let name = req
+            .name
+            .clone()
+            .or_else(|| req.body.as_ref().map(|b| b.name().to_string()))
+            .unwrap_or_default();
+        let attrs = Attributes {
+            verb: req.verb.as_str(),
+            api_group: req.resource.group,
+            resource: req.resource.resource,
+            subresource: req.subresource.as_deref(),
+            name: req.name.as_deref(),
+            namespace: req.namespace.as_deref(),
+        };
+        if !authz::authorize(&user, &attrs, &self.cache) {
+            let detail = attrs.forbidden_detail(&user.name);
+            let resource = match &req.subresource {
+                Some(sub) => format!("{}/{sub}", req.resource.qualified()),
+                None => req.resource.qualified(),
+            };
+            let shown = if req.verb == Verb::Create && req.subresource.is_none() {
+                ""
+            } else {
+                name.as_str()
+            };
+            return reply(
+                ctx,
+                client,
+                request_id,
+                ApiResponse::Error(Status::forbidden(&resource, shown, &detail)),
+            );
+        }
+        match req.verb {
+            Verb::Get | Verb::List => self.read(ctx, client, request_id, req),
+            Verb::Watch => self.watch(ctx, client, request_id, req),
+            Verb::Create | Verb::Update | Verb::Patch | Verb::Delete => {
+                let op = WriteOp {
+                    client,
+                    request_id,
+                    req,
+                    attempts: 0,
+                    prepared: None,
+                };
+                let current = op.req.name.as_deref().and_then(|n| {
+                    self.cache
+                        .get(op.req.resource.kind, op.req.namespace.as_deref(), n)
+                });
+                self.attempt_write(ctx, op, current);
+            }
+            Verb::DeleteCollection => reply(
+                ctx,
+                client,
+                request_id,
+                ApiResponse::Error(Status::method_not_allowed(
+                    "deletecollection is not supported",
+                )),
+            ),
+        }
+    }
+
+    fn read(&mut self, ctx: &mut Ctx, client: ComponentId, request_id: u64, req: ApiRequest) {
+        let kind = req.resource.kind;
+        if let Err(status) = selectors(&req) {
+            return reply(ctx, client, request_id, ApiResponse::Error(status));
+        }
+        if req.params.resource_version.as_deref() == Some("0") {
+            let response = match req.verb {
+                Verb::Get => match self.cache.get(
+                    kind,
+                    req.namespace.as_deref(),
+                    req.name.as_deref().unwrap_or(""),
+                ) {
+                    Some(o) => ApiResponse::Object(o),
+                    None => ApiResponse::Error(Status::not_found(
+                        &req.resource.qualified(),
+                        req.name.as_deref().unwrap_or(""),
+                    )),
+                },
+                _ => {
+                    let items = self.list_from_cache(&req);
+                    ApiResponse::List {
+                        items,
+                        resource_version: self.cache.revision(),
+                    }
+                }
+            };
+            return reply(ctx, client, request_id, response);
+        }
+        let txn = match (&req.verb, &req.name) {
+            (Verb::Get, Some(name)) => {
+                Txn::range(&req.resource.key(req.namespace.as_deref(), name), false)
+            }
+            _ => Txn::range(&req.resource.prefix(req.namespace.as_deref()), true),
+        };
+        self.send_etcd(
+            ctx,
+            Pending::Read {
+                client,
+                request_id,
+                req,
+            },
+            txn,
+        );
+    }
+
+    fn list_from_cache(&self, req: &ApiRequest) -> Vec<Arc<Object>> {
+        let (labels, fields) = selectors(req).unwrap_or_default();
+        let kind = req.resource.kind;
+        let candidates = match (kind, fields.required_value("spec.nodeName")) {
+            (Kind::Pod, Some(node)) if !node.is_empty() => self.cache.pods_on(node),
+            _ => self.cache.list(kind, req.namespace.as_deref()),
+        };
+        candidates
+            .into_iter()
+            .filter(|o| {
+                req.namespace
+                    .as_deref()
+                    .is_none_or(|ns| o.namespace() == Some(ns))
+            })
+            .filter(|o| labels.matches(o.meta().labels.as_ref()) && fields.matches(o))
+            .collect()
+    }
+
+    fn watch(&mut self, ctx: &mut Ctx, client: ComponentId, request_id: u64, req: ApiRequest) {
+        let (labels, fields) = match selectors(&req) {
+            Ok(s) => s,
+            Err(status) => return reply(ctx, client, request_id, ApiResponse::Error(status)),
+        };
+        let kind = req.resource.kind;
+        let watch_id = self.next_watch_id;
+        self.next_watch_id += 1;
+        let watcher = Watcher {
+            client,
+            kind,
+            namespace: req.namespace.clone(),
+            labels,
+            fields: fields.clone(),
+            bookmarks: req.params.allow_bookmarks,
+        };
+        reply(
+            ctx,
+            client,
+            request_id,
+            ApiResponse::WatchStarted { watch_id },
+        );
+        match req.params.resource_version.as_deref().unwrap_or("") {
+            "" | "0" => {
+                for o in self.list_from_cache(&req) {
+                    let rv = o.resource_version();
+                    send_event(ctx, client, watch_id, WatchEventType::Added, Some(o), rv);
+                }
+            }
+            rv => {
+                let from: u64 = rv.parse().unwrap_or(0);
+                match self
+                    .cache
+                    .events_since(kind, from, req.namespace.as_deref())
+                {
+                    Ok(events) => {
+                        for e in events {
+                            if let Some(t) = watcher.event_for(e.old.as_deref(), e.new.as_deref()) {
+                                let obj = if t == WatchEventType::Deleted {
+                                    e.old.clone()
+                                } else {
+                                    e.new.clone()
+                                };
+                                send_event(ctx, client, watch_id, t, obj, e.revision);
+                            }
+                        }
+                    }
+                    Err(oldest) => {
+                        let event = WatchEvent {
+                            kind: WatchEventType::Error,
+                            object: None,
+                            resource_version: from,
+                            status: Some(Status::expired(from, oldest)),
+                        };
+                        ctx.send(
+                            client,
+                            Payload::WatchEvent {
+                                watch_id,
+                                event: Box::new(event),
+                            },
+                        );
+                        return;
+                    }
+                }
+            }
+        }
+        self.cache.add_watcher(watch_id, watcher);
+    }
+
+    fn send_bookmarks(&mut self, ctx: &mut Ctx) {
+        let rv = self.cache.revision();
+        let ids: Vec<(u64, ComponentId)> = (1..self.next_watch_id)
+            .filter_map(|id| {
+                self.cache
+                    .watcher(id)
+                    .filter(|w| w.bookmarks)
+                    .map(|w| (id, w.client))
+            })
+            .collect();
+        for (watch_id, client) in ids {
+            send_event(ctx, client, watch_id, WatchEventType::Bookmark, None, rv);
+        }
+    }
+
+    /// One try at a write, given the best knowledge of the current object.
+    fn attempt_write(&mut self, ctx: &mut Ctx, mut op: WriteOp, current: Option<Arc<Object>>) {
+        op.attempts += 1;
+        match self.plan(ctx.now, &mut op, current) {
+            Ok((txn, written, _)) => self.send_etcd(
+                ctx,
+                Pending::Write {
+                    op: Box::new(op),
+                    written,
+                },
+                txn,
+            ),
+            Err(status) => reply(ctx, op.client, op.request_id, ApiResponse::Error(status)),
+        }
+    }
+
+    /// Turns a write request and the current object into an etcd transaction (or a refusal).
+    fn plan(
+        &mut self,
+        now: SimTime,
+        op: &mut WriteOp,
+        current: Option<Arc<Object>>,
+    ) -> Result<(Txn, Option<Arc<Object>>, bool), Status> {
+        let req = &op.req;
+        let info = req.resource;
+        let qualified = info.qualified();
+        let name = req.name.clone().unwrap_or_default();
+        if req.verb == Verb::Create && req.subresource.as_deref() == Some("binding") {
+            let current = current.ok_or_else(|| Status::not_found("pods", &name))?;
+            let node = match req.body.as_ref() {
+                Some(Object::Binding(b)) => b.target.name.clone().unwrap_or_default(),
+                _ => return Err(Status::bad_request("a Binding body is required")),
+            };
+            let bound = registry::bind(&current, &node)?;
+            return Ok(self.guarded_put(&current, bound));
+        }
+        match req.verb {
+            Verb::Create => {
+                let obj = match op.prepared.clone() {
+                    Some(o) => o,
+                    None => {
+                        let o = self.prepare_create(now, req)?;
+                        op.prepared = Some(o.clone());
+                        o
+                    }
+                };
+                if op.attempts > 1 {
+                    return Err(Status::already_exists(&qualified, obj.name()));
+                }
+                let key = obj.key();
+                Ok((
+                    registry::create_txn(&key, obj.clone()),
+                    Some(Arc::new(obj)),
+                    false,
+                ))
+            }
+            Verb::Update | Verb::Patch => {
+                let current = current.ok_or_else(|| Status::not_found(&qualified, &name))?;
+                let new = match (&req.patch, &req.body, &req.raw_body) {
+                    (Some(p), _, _) => registry::apply_patch(&current, p)?,
+                    (None, Some(b), _) => b.clone(),
+                    (None, None, Some(raw)) => crate::api::manifest::decode_strict(raw)?,
+                    _ => return Err(Status::bad_request("the request has no body")),
+                };
+                if req.verb == Verb::Update {
+                    let wanted = new.resource_version();
+                    if wanted != 0 && wanted != current.resource_version() {
+                        return Err(Status::stale_object(&qualified, &name));
+                    }
+                }
+                let mut new = registry::prepare_update(&current, new, req.subresource.as_deref())?;
+                if req.subresource.is_none() {
+                    defaults::apply_defaults(&mut new);
+                    let causes = validation::validate_update(&current, &new);
+                    if !causes.is_empty() {
+                        return Err(Status::invalid(
+                            &info.group_kind(),
+                            info.kind.name(),
+                            &name,
+                            causes,
+                        ));
+                    }
+                }
+                let finalized = new.meta().deletion_timestamp.is_some()
+                    && new.meta().finalizers.as_ref().is_none_or(Vec::is_empty);
+                if finalized {
+                    let key = current.key();
+                    return Ok((
+                        registry::guarded_txn(
+                            &key,
+                            current.resource_version(),
+                            Op::Delete { key: key.clone() },
+                        ),
+                        Some(Arc::new(new)),
+                        true,
+                    ));
+                }
+                Ok(self.guarded_put(&current, new))
+            }
+            Verb::Delete => {
+                let current = current.ok_or_else(|| Status::not_found(&qualified, &name))?;
+                match registry::plan_delete(
+                    &current,
+                    now,
+                    req.params.grace_period_seconds,
+                    req.params.propagation_policy.as_deref(),
+                ) {
+                    DeletePlan::Remove => {
+                        let key = current.key();
+                        Ok((
+                            registry::guarded_txn(
+                                &key,
+                                current.resource_version(),
+                                Op::Delete { key: key.clone() },
+                            ),
+                            Some(current),
+                            true,
+                        ))
+                    }
+                    DeletePlan::Mark(marked) => Ok(self.guarded_put(&current, marked)),
+                }
+            }
+            _ => Err(Status::method_not_allowed("unsupported write")),
+        }
+    }
+
+    fn guarded_put(&self, current: &Object, new: Object) -> (Txn, Option<Arc<Object>>, bool) {
+        let key = current.key();
+        let txn = registry::guarded_txn(
+            &key,
+            current.resource_version(),
+            Op::Put {
+                key: key.clone(),
+                value: registry::for_storage(new.clone()),
+            },
+        );
+        (txn, Some(Arc::new(new)), false)
+    }
+
+    /// Decode, default, name, admit (mutating), validate, admit (validating), and fill in server fields.
+    fn prepare_create(&mut self, now: SimTime, req: &ApiRequest) -> Result<Object, Status> {
+        let info = req.resource;
+        let mut obj = match (&req.body, &req.raw_body) {
+            (Some(b), _) => b.clone(),
+            (None, Some(raw)) => crate::api::manifest::decode_strict(raw)?,
+            _ => return Err(Status::bad_request("the request has no body")),
+        };
+        if obj.kind() != info.kind {
+            return Err(Status::bad_request(format!(
+                "the object kind {} does not match the resource {}",
+                obj.kind().name(),
+                info.resource
+            )));
+        }
+        if info.namespaced {
+            let body_ns = obj.namespace().map(str::to_string);
+            match (&req.namespace, body_ns) {
+                (Some(r), Some(b)) if *r != b => {
+                    return Err(Status::bad_request("the namespace of the provided object does not match the namespace sent on the request"));
+                }
+                (Some(r), _) => obj.meta_mut().namespace = Some(r.clone()),
+                (None, _) => {}
+            }
+        } else {
+            obj.meta_mut().namespace = None;
+        }
+        defaults::apply_defaults(&mut obj);
+        if obj.name().is_empty() {
+            if let Some(base) = obj.meta().generate_name.clone().filter(|g| !g.is_empty()) {
+                obj.meta_mut().name = Some(registry::generate_name(&base, &mut self.rng));
+            }
+        }
+        let name = obj.name().to_string();
+        let ns_owned = obj.namespace().map(str::to_string);
+        let adm = admission::AdmissionRequest {
+            verb: Verb::Create,
+            kind: info.kind,
+            subresource: None,
+            namespace: ns_owned.as_deref(),
+            name: &name,
+        };
+        admission::mutate(&adm, &mut obj, &self.cache)?;
+        let causes = validation::validate_create(&obj);
+        if !causes.is_empty() {
+            return Err(Status::invalid(
+                &info.group_kind(),
+                info.kind.name(),
+                &name,
+                causes,
+            ));
+        }
+        registry::prepare_create(&mut obj, now, &mut self.rng);
+        if let Object::Service(svc) = &mut obj {
+            self.allocate_service(svc)?;
+        }
+        Ok(obj)
+    }
+
+    fn allocate_service(
+        &mut self,
+        svc: &mut crate::api::api::core::v1::Service,
+    ) -> Result<(), Status> {
+        let spec = svc.spec.get_or_insert_with(Default::default);
+        if spec.type_.as_deref() == Some("ExternalName") {
+            return Ok(());
+        }
+        let used: std::collections::BTreeSet<String> = self
+            .cache
+            .list(Kind::Service, None)
+            .iter()
+            .filter_map(|o| match o.as_ref() {
+                Object::Service(s) => s.spec.as_ref().and_then(|sp| sp.cluster_ip.clone()),
+                _ => None,
+            })
+            .collect();
+        if spec.cluster_ip.as_deref().is_none_or(str::is_empty) {
+            let [a, b, _, _] = self.service_cidr_base;
+            // 10.96.0.0/12 holds 2^20 addresses; .0.1 is reserved for `kubernetes`, .0.10 for kube-dns.
+            let ip = loop {
+                let n = self.rng.between(11, (1 << 20) - 2);
+                let ip = format!(
+                    "{a}.{}.{}.{}",
+                    b as u64 + (n >> 16),
+                    (n >> 8) & 0xff,
+                    n & 0xff
+                );
+                if !used.contains(&ip) {
+                    break ip;
+                }
+            };
+            spec.cluster_ip = Some(ip.clone());
+            spec.cluster_ips = Some(vec![ip]);
+        } else if spec.cluster_ips.is_none() {
+            spec.cluster_ips = spec.cluster_ip.clone().map(|ip| vec![ip]);
+        }
+        if matches!(spec.type_.as_deref(), Some("NodePort" | "LoadBalancer")) {
+            for port in spec.ports.iter_mut().flatten() {
+                if port.node_port.is_none() {
+                    port.node_port = Some(self.rng.between(30000, 32767) as i32);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn on_etcd_result(
+        &mut self,
+        ctx: &mut Ctx,
+        request_id: u64,
+        result: Result<TxnResponse, crate::etcd::EtcdError>,
+    ) {
+        let Some((pending, _)) = self.pending.remove(&request_id) else {
+            return;
+        };
+        let response = match result {
+            Ok(r) => r,
+            Err(e) => return self.fail_pending(ctx, pending, Status::storage(e.to_string())),
+        };
+        match pending {
+            Pending::InitialList => {
+                let objects: Vec<Arc<Object>> = range_kvs(&response)
+                    .iter()
+                    .map(registry::from_storage)
+                    .collect();
+                self.cache.reset(response.revision, objects);
+                let watch_id = self.next_etcd_id;
+                self.next_etcd_id += 1;
+                self.etcd_watch = Some(watch_id);
+                let start = response.revision + 1;
+                ctx.send(
+                    self.etcd_endpoint(),
+                    Payload::Etcd(EtcdMessage::Watch {
+                        watch_id,
+                        prefix: "/registry/".into(),
+                        start_revision: start,
+                    }),
+                );
+                self.synced = true;
+                for (client, id, req) in std::mem::take(&mut self.held) {
+                    self.handle(ctx, client, id, req);
+                }
+            }
+            Pending::Read {
+                client,
+                request_id,
+                req,
+            } => {
+                let objects: Vec<Arc<Object>> = range_kvs(&response)
+                    .iter()
+                    .map(registry::from_storage)
+                    .collect();
+                let answer = match req.verb {
+                    Verb::Get => match objects.into_iter().next() {
+                        Some(o) => ApiResponse::Object(o),
+                        None => ApiResponse::Error(Status::not_found(
+                            &req.resource.qualified(),
+                            req.name.as_deref().unwrap_or(""),
+                        )),
+                    },
+                    _ => {
+                        let (labels, fields) = selectors(&req).unwrap_or_default();
+                        let items = objects
+                            .into_iter()
+                            .filter(|o| {
+                                labels.matches(o.meta().labels.as_ref()) && fields.matches(o)
+                            })
+                            .collect();
+                        ApiResponse::List {
+                            items,
+                            resource_version: response.revision,
+                        }
+                    }
+                };
+                reply(ctx, client, request_id, answer);
+            }
+            Pending::Write { op, written } => {
+                if response.succeeded {
+                    let mut obj = written.map(|w| w.as_ref().clone());
+                    if let Some(o) = obj.as_mut() {
+                        o.meta_mut().resource_version = Some(response.revision.to_string());
+                    }
+                    let answer = match obj {
+                        Some(o) => ApiResponse::Object(Arc::new(o)),
+                        None => ApiResponse::Error(Status::internal("write produced no object")),
+                    };
+                    return reply(ctx, op.client, op.request_id, answer);
+                }
+                let current = range_kvs(&response).first().map(registry::from_storage);
+                let explicit_rv = op
+                    .req
+                    .body
+                    .as_ref()
+                    .map(Object::resource_version)
+                    .unwrap_or(0)
+                    != 0
+                    && op.req.verb == Verb::Update;
+                if op.attempts >= WRITE_ATTEMPTS_MAX || (explicit_rv && current.is_some()) {
+                    let name = op.req.name.clone().unwrap_or_default();
+                    return reply(
+                        ctx,
+                        op.client,
+                        op.request_id,
+                        ApiResponse::Error(Status::stale_object(
+                            &op.req.resource.qualified(),
+                            &name,
+                        )),
+                    );
+                }
+                self.attempt_write(ctx, *op, current);
+            }
+        }
+    }
+
+    fn on_etcd_event(&mut self, ctx: &mut Ctx, e: crate::etcd::Event) {
+        let revision = e.kv.mod_revision;
+        let event = match e.kind {
+            EventType::Put => {
+                let mut kv = e.kv;
+                kv.mod_revision = revision;
+                self.cache
+                    .apply(revision, ctx.now, Some(registry::from_storage(&kv)), None)
+            }
+            EventType::Delete => {
+                let mut kv = e.prev.unwrap_or(e.kv);
+                kv.mod_revision = revision;
+                self.cache
+                    .apply(revision, ctx.now, None, Some(registry::from_storage(&kv)))
+            }
+        };
+        self.fan_out(ctx, &event);
+    }
+
+    fn fan_out(&mut self, ctx: &mut Ctx, event: &CachedEvent) {
+        for id in self.cache.interested(event) {
+            let Some(w) = self.cache.watcher(id) else {
+                continue;
+            };
+            if let Some(t) = w.event_for(event.old.as_deref(), event.new.as_deref()) {
+                let obj = if t == WatchEventType::Deleted {
+                    event.old.clone()
+                } else {
+                    event.new.clone()
+                };
+                let obj = match (t, obj) {
+                    (WatchEventType::Deleted, Some(o)) => Some(with_rv(&o, event.revision)),
+                    (_, o) => o,
+                };
+                send_event(ctx, w.client, id, t, obj, event.revision);
+            }
+        }
+    }
+
+    pub fn id(&self) -> ComponentId {
+        self.me
+    }
+}
+
+fn with_rv(o: &Object, rv: u64) -> Arc<Object> {
+    let mut c = o.clone();
+    c.meta_mut().resource_version = Some(rv.to_string());
+    Arc::new(c)
+}
+
+fn impersonated(target: &str, authn: &Authenticator) -> UserInfo {
+    let _ = authn;
+    UserInfo {
+        name: target.to_string(),
+        groups: vec!["system:authenticated".to_string()],
+    }
+}
+
+fn range_kvs(r: &TxnResponse) -> Vec<crate::etcd::KeyValue> {
+    r.results
+        .iter()
+        .flat_map(|res| match res {
+            OpResult::Range { kvs } => kvs.clone(),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+fn selectors(req: &ApiRequest) -> Result<(LabelSelector, FieldSelector), Status> {
+    let labels = match req.params.label_selector.as_deref() {
+        Some(s) => LabelSelector::parse(s)
+            .map_err(|e| Status::bad_request(format!("unable to parse requirement: {e}")))?,
+        None => LabelSelector::everything(),
+    };
+    let fields = match req.params.field_selector.as_deref() {
+        Some(s) => FieldSelector::parse(s).map_err(Status::bad_request)?,
+        None => FieldSelector::default(),
+    };
+    if let Err(e) = fields.check_supported(req.resource.kind) {
+        let ls = req.params.label_selector.clone().unwrap_or_default();
+        let fs = req.params.field_selector.clone().unwrap_or_default();
+        let gvr = format!(
+            "{}/{}, Resource={}",
+            req.resource.group, req.resource.version, req.resource.resource
+        );
+        return Err(Status::bad_request(format!(
+            "Unable to find {gvr:?} that match label selector {ls:?}, field selector {fs:?}: {e}"
+        )));
+    }
+    Ok((labels, fields))
+}
+
+fn reply(ctx: &mut Ctx, client: ComponentId, request_id: u64, response: ApiResponse) {
+    ctx.send(
+        client,
+        Payload::ApiResponse {
+            request_id,
+            response: Box::new(response),
+        },
+    );
+}
+
+fn send_event(
+    ctx: &mut Ctx,
+    client: ComponentId,
+    watch_id: u64,
+    kind: WatchEventType,
+    object: Option<Arc<Object>>,
+    rv: u64,
+) {
+    let event = WatchEvent {
+        kind,
+        object,
+        resource_version: rv,
+        status: None,
+    };
+    ctx.send(
+        client,
+        Payload::WatchEvent {
+            watch_id,
+            event: Box::new(event),
+        },
+    );
+}

@@ -1,0 +1,398 @@
+//! Storage strategies: how create, update, patch, delete and the binding subresource turn into one etcd
+//! transaction given the object's current state (what `registry/generic/registry/store.go` and the
+//! per-kind strategies do): name generation, uid, timestamps, generation, status subresources, graceful
+//! deletion with finalizers, ClusterIP and NodePort allocation, optimistic concurrency.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::api::api::core::v1::PodCondition;
+use crate::api::{Kind, Object, PatchBody, Status};
+use crate::etcd::{Compare, CompareTarget, KeyValue, Op, Txn};
+use crate::sim::{Rng, SimTime};
+
+/// The 27 characters the apiserver's name generator draws from (no vowels, no confusable digits).
+pub const NAME_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+
+/// `generateName` + 5 random characters, the base cut to 58 characters (SimpleNameGenerator).
+pub fn generate_name(base: &str, rng: &mut Rng) -> String {
+    let base: String = base.chars().take(58).collect();
+    format!("{base}{}", rng.string_from(NAME_ALPHABET, 5))
+}
+
+/// A random version-4 UUID from the seeded stream.
+pub fn uid(rng: &mut Rng) -> String {
+    let a = rng.next_u64();
+    let b = rng.next_u64();
+    let hex = format!("{a:016x}{b:016x}");
+    format!(
+        "{}-{}-4{}-{}{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[13..16],
+        ["8", "9", "a", "b"][(b >> 62) as usize],
+        &hex[17..20],
+        &hex[20..32]
+    )
+}
+
+/// Kinds whose objects carry `metadata.generation`, bumped when their spec changes.
+pub fn has_generation(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Pod
+            | Kind::Deployment
+            | Kind::ReplicaSet
+            | Kind::DaemonSet
+            | Kind::StatefulSet
+            | Kind::Job
+            | Kind::CronJob
+            | Kind::HorizontalPodAutoscaler
+            | Kind::PodDisruptionBudget
+            | Kind::NetworkPolicy
+            | Kind::Ingress
+    )
+}
+
+/// Kinds with a `status` subresource: the main resource ignores status changes and `/status` ignores the rest.
+pub fn has_status_subresource(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Pod
+            | Kind::Node
+            | Kind::Namespace
+            | Kind::Service
+            | Kind::Deployment
+            | Kind::ReplicaSet
+            | Kind::DaemonSet
+            | Kind::StatefulSet
+            | Kind::Job
+            | Kind::CronJob
+            | Kind::ResourceQuota
+            | Kind::PersistentVolume
+            | Kind::PersistentVolumeClaim
+            | Kind::HorizontalPodAutoscaler
+            | Kind::PodDisruptionBudget
+            | Kind::Ingress
+            | Kind::ValidatingAdmissionPolicy
+    )
+}
+
+/// The object as stored: resourceVersion cleared (etcd's mod revision stands for it).
+pub fn for_storage(mut obj: Object) -> Arc<Object> {
+    obj.meta_mut().resource_version = None;
+    Arc::new(obj)
+}
+
+/// An object read from etcd, with its resourceVersion filled in from the key's mod revision.
+pub fn from_storage(kv: &KeyValue) -> Arc<Object> {
+    let mut o = kv.value.as_ref().clone();
+    o.meta_mut().resource_version = Some(kv.mod_revision.to_string());
+    Arc::new(o)
+}
+
+/// A create: only if the key does not exist (create revision 0); otherwise read it back for AlreadyExists.
+pub fn create_txn(key: &str, obj: Object) -> Txn {
+    Txn {
+        compare: vec![Compare {
+            key: key.to_string(),
+            target: CompareTarget::CreateRevision,
+            value: 0,
+        }],
+        success: vec![Op::Put {
+            key: key.to_string(),
+            value: for_storage(obj),
+        }],
+        failure: vec![Op::Range {
+            key: key.to_string(),
+            prefix: false,
+        }],
+    }
+}
+
+/// A write guarded by the mod revision it was computed from; on failure the current value comes back.
+pub fn guarded_txn(key: &str, mod_revision: u64, op: Op) -> Txn {
+    Txn {
+        compare: vec![Compare {
+            key: key.to_string(),
+            target: CompareTarget::ModRevision,
+            value: mod_revision,
+        }],
+        success: vec![op],
+        failure: vec![Op::Range {
+            key: key.to_string(),
+            prefix: false,
+        }],
+    }
+}
+
+/// Fills in what the server owns on create.
+pub fn prepare_create(obj: &mut Object, now: SimTime, rng: &mut Rng) {
+    let kind = obj.kind();
+    let meta = obj.meta_mut();
+    meta.uid = Some(uid(rng));
+    meta.creation_timestamp = Some(k8s_time(now));
+    meta.resource_version = None;
+    meta.deletion_timestamp = None;
+    meta.generation = has_generation(kind).then_some(1);
+    if let Object::Namespace(ns) = obj {
+        let status = ns.status.get_or_insert_with(Default::default);
+        status.phase = Some("Active".to_string());
+        let spec = ns.spec.get_or_insert_with(Default::default);
+        spec.finalizers
+            .get_or_insert_with(|| vec!["kubernetes".to_string()]);
+    }
+}
+
+pub fn k8s_time(t: SimTime) -> k8s_openapi::apimachinery::pkg::apis::meta::v1::Time {
+    serde_json::from_value(Value::String(t.rfc3339())).unwrap_or_else(|_| unreachable_time())
+}
+
+fn unreachable_time() -> k8s_openapi::apimachinery::pkg::apis::meta::v1::Time {
+    serde_json::from_value(Value::String("2025-09-01T00:00:00Z".into()))
+        .expect("a fixed valid timestamp parses")
+}
+
+fn json_without(obj: &Object, field: &str) -> Value {
+    let mut v = obj.to_json();
+    if let Value::Object(m) = &mut v {
+        m.remove(field);
+        m.remove("metadata");
+    }
+    v
+}
+
+/// An update of the main resource or of `/status`, merged onto `current` the way the strategies do.
+pub fn prepare_update(
+    current: &Object,
+    mut new: Object,
+    subresource: Option<&str>,
+) -> Result<Object, Status> {
+    let kind = current.kind();
+    if subresource == Some("status") {
+        let mut merged = current.to_json();
+        if let Some(status) = new.to_json().get("status") {
+            merged["status"] = status.clone();
+        }
+        return Object::from_json_as(kind, merged).map_err(|e| Status::bad_request(e.to_string()));
+    }
+    {
+        let (cm, nm) = (current.meta(), new.meta_mut());
+        nm.uid = cm.uid.clone();
+        nm.creation_timestamp = cm.creation_timestamp.clone();
+        nm.deletion_timestamp = cm.deletion_timestamp.clone();
+        nm.deletion_grace_period_seconds = cm.deletion_grace_period_seconds;
+        nm.generation = cm.generation;
+        nm.namespace = cm.namespace.clone();
+    }
+    if has_status_subresource(kind) {
+        let mut merged = new.to_json();
+        match current.to_json().get("status") {
+            Some(s) => merged["status"] = s.clone(),
+            None => {
+                if let Value::Object(m) = &mut merged {
+                    m.remove("status");
+                }
+            }
+        }
+        new = Object::from_json_as(kind, merged).map_err(|e| Status::bad_request(e.to_string()))?;
+    }
+    if has_generation(kind) && json_without(current, "status") != json_without(&new, "status") {
+        new.meta_mut().generation = Some(current.meta().generation.unwrap_or(1) + 1);
+    }
+    Ok(new)
+}
+
+/// Applies a merge or strategic merge patch to the current object's JSON.
+pub fn apply_patch(current: &Object, patch: &PatchBody) -> Result<Object, Status> {
+    let mut doc = current.to_json();
+    match patch {
+        PatchBody::Merge(p) => merge_patch(&mut doc, p, false),
+        PatchBody::Strategic(p) => merge_patch(&mut doc, p, true),
+    }
+    crate::api::manifest::decode_strict(&doc)
+}
+
+/// RFC 7386, and with `strategic` lists of objects that carry a `name` merge element by element by name.
+pub fn merge_patch(target: &mut Value, patch: &Value, strategic: bool) {
+    match (target, patch) {
+        (Value::Object(t), Value::Object(p)) => {
+            for (k, v) in p {
+                if v.is_null() {
+                    t.remove(k);
+                } else {
+                    let slot = t.entry(k.clone()).or_insert(Value::Null);
+                    merge_patch(slot, v, strategic);
+                }
+            }
+        }
+        (Value::Array(t), Value::Array(p)) if strategic && is_named_list(p) && is_named_list(t) => {
+            for item in p {
+                let name = item.get("name").cloned();
+                match t.iter_mut().find(|x| x.get("name") == name.as_ref()) {
+                    Some(existing) => merge_patch(existing, item, true),
+                    None => t.push(item.clone()),
+                }
+            }
+        }
+        (t, p) => *t = p.clone(),
+    }
+}
+
+fn is_named_list(items: &[Value]) -> bool {
+    !items.is_empty()
+        && items
+            .iter()
+            .all(|i| i.get("name").is_some_and(Value::is_string))
+}
+
+/// What a delete does to an object: remove it now, or mark it (graceful deletion, finalizers).
+pub enum DeletePlan {
+    Remove,
+    Mark(Object),
+}
+
+/// Real deletion waits for finalizers and, for pods on a node, for the kubelet to finish the grace period.
+pub fn plan_delete(
+    current: &Object,
+    now: SimTime,
+    grace: Option<i64>,
+    propagation: Option<&str>,
+) -> DeletePlan {
+    let mut marked = current.clone();
+    let meta = marked.meta_mut();
+    let mut finalizers = meta.finalizers.clone().unwrap_or_default();
+    match propagation {
+        Some("Foreground") if !finalizers.iter().any(|f| f == "foregroundDeletion") => {
+            finalizers.push("foregroundDeletion".into())
+        }
+        Some("Orphan") if !finalizers.iter().any(|f| f == "orphan") => {
+            finalizers.push("orphan".into())
+        }
+        _ => {}
+    }
+    let already = meta.deletion_timestamp.is_some();
+    let pod_grace = match current {
+        Object::Pod(p) => {
+            let bound = p
+                .spec
+                .as_ref()
+                .and_then(|s| s.node_name.as_deref())
+                .is_some_and(|n| !n.is_empty());
+            let finished = matches!(
+                p.status.as_ref().and_then(|s| s.phase.as_deref()),
+                Some("Succeeded" | "Failed")
+            );
+            let default = p
+                .spec
+                .as_ref()
+                .and_then(|s| s.termination_grace_period_seconds)
+                .unwrap_or(30);
+            let g = grace.unwrap_or(default).max(0);
+            (bound && !finished && g > 0).then_some(g)
+        }
+        _ => None,
+    };
+    if finalizers.is_empty() && pod_grace.is_none() {
+        return DeletePlan::Remove;
+    }
+    if already
+        && pod_grace.is_none()
+        && meta.finalizers.as_ref().map(Vec::len) == Some(finalizers.len())
+    {
+        return DeletePlan::Mark(marked);
+    }
+    if !already {
+        let g = pod_grace.unwrap_or(0);
+        meta.deletion_timestamp = Some(k8s_time(now.plus_ms(g as u64 * 1000)));
+        meta.deletion_grace_period_seconds = Some(g);
+    }
+    meta.finalizers = (!finalizers.is_empty()).then_some(finalizers);
+    if has_generation(current.kind()) {
+        meta.generation = Some(meta.generation.unwrap_or(1) + 1);
+    }
+    DeletePlan::Mark(marked)
+}
+
+/// The binding subresource: set `spec.nodeName` and the PodScheduled condition, once.
+pub fn bind(current: &Object, node: &str) -> Result<Object, Status> {
+    let Object::Pod(pod) = current else {
+        return Err(Status::bad_request("binding is only for pods"));
+    };
+    let name = pod.metadata.name.clone().unwrap_or_default();
+    if let Some(existing) = pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.node_name.as_deref())
+        .filter(|n| !n.is_empty())
+    {
+        return Err(Status::conflict(
+            "pods/binding",
+            &name,
+            &format!("pod {name} is already assigned to node {existing:?}"),
+        ));
+    }
+    if pod.metadata.deletion_timestamp.is_some() {
+        return Err(Status::conflict(
+            "pods/binding",
+            &name,
+            &format!("pod {name} is being deleted, cannot be assigned to a host"),
+        ));
+    }
+    let mut pod = pod.clone();
+    pod.spec.get_or_insert_with(Default::default).node_name = Some(node.to_string());
+    let status = pod.status.get_or_insert_with(Default::default);
+    let conditions = status.conditions.get_or_insert_with(Vec::new);
+    conditions.retain(|c| c.type_ != "PodScheduled");
+    conditions.push(PodCondition {
+        type_: "PodScheduled".into(),
+        status: "True".into(),
+        ..Default::default()
+    });
+    Ok(Object::Pod(pod))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_names_use_the_apiservers_alphabet() {
+        let mut rng = Rng::new(1);
+        let n = generate_name("web-7c5ddbdf54-", &mut rng);
+        assert!(n.starts_with("web-7c5ddbdf54-"));
+        let suffix = &n["web-7c5ddbdf54-".len()..];
+        assert_eq!(suffix.len(), 5);
+        assert!(suffix.bytes().all(|b| NAME_ALPHABET.contains(&b)));
+        let long = generate_name(&"x".repeat(80), &mut rng);
+        assert_eq!(long.len(), 63);
+    }
+
+    #[test]
+    fn uids_look_like_version_4_uuids() {
+        let u = uid(&mut Rng::new(5));
+        assert_eq!(u.len(), 36);
+        assert_eq!(&u[14..15], "4");
+        assert!("89ab".contains(&u[19..20]));
+    }
+
+    #[test]
+    fn strategic_merge_merges_containers_by_name() {
+        let mut t = serde_json::json!({"spec": {"containers": [{"name": "a", "image": "x"}, {"name": "b", "image": "y"}]}});
+        merge_patch(
+            &mut t,
+            &serde_json::json!({"spec": {"containers": [{"name": "b", "image": "z"}]}}),
+            true,
+        );
+        assert_eq!(t["spec"]["containers"][1]["image"], "z");
+        assert_eq!(t["spec"]["containers"][0]["image"], "x");
+        let mut m = serde_json::json!({"a": {"b": 1, "c": 2}});
+        merge_patch(
+            &mut m,
+            &serde_json::json!({"a": {"b": null, "d": 3}}),
+            false,
+        );
+        assert_eq!(m, serde_json::json!({"a": {"c": 2, "d": 3}}));
+    }
+}

@@ -1,0 +1,365 @@
+//! Client processes as futures. A process calls [`Api::call`] and awaits the response; the host (a
+//! kernel component such as `kubectl`) sends the request, and when the response, a watch event or a
+//! timer arrives it stores it and polls the future again. No async runtime: polling is driven by
+//! deliveries, so processes are as deterministic as the kernel.
+
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+
+use crate::api::{ApiRequest, ApiResponse, Credentials, WatchEvent};
+use crate::sim::{ComponentId, Ctx, Payload, SimTime};
+
+/// A failure below HTTP: nothing listened, or the connection broke.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClientError {
+    /// Nothing listens at the server's address (the apiserver is stopped).
+    ConnectionRefused,
+    /// The server went away while the request was in flight.
+    ConnectionReset,
+}
+
+#[derive(Default)]
+struct Shared {
+    now: SimTime,
+    outbox: Vec<(u64, ApiRequest)>,
+    responses: BTreeMap<u64, Result<ApiResponse, ClientError>>,
+    in_flight: BTreeSet<u64>,
+    watch_events: BTreeMap<u64, VecDeque<WatchEvent>>,
+    closed_watches: BTreeSet<u64>,
+    timer_requests: Vec<(u64, u64)>,
+    fired: BTreeSet<u64>,
+    output: String,
+}
+
+/// A process's handle to the API and to its terminal.
+#[derive(Clone)]
+pub struct Api {
+    shared: Rc<RefCell<Shared>>,
+    ids: Rc<Cell<u64>>,
+    pub credentials: Credentials,
+    /// `--as`.
+    pub impersonate: Option<String>,
+}
+
+impl Api {
+    fn next_id(&self) -> u64 {
+        let id = self.ids.get();
+        self.ids.set(id + 1);
+        id
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.shared.borrow().now
+    }
+
+    /// Writes to the process's terminal output.
+    pub fn print(&self, text: &str) {
+        self.shared.borrow_mut().output.push_str(text);
+    }
+
+    /// Sends a request (with this process's credentials) and waits for the answer.
+    pub async fn call(&self, mut request: ApiRequest) -> Result<ApiResponse, ClientError> {
+        request.credentials = self.credentials.clone();
+        if request.impersonate.is_none() {
+            request.impersonate = self.impersonate.clone();
+        }
+        let id = self.next_id();
+        {
+            let mut s = self.shared.borrow_mut();
+            s.outbox.push((id, request));
+            s.in_flight.insert(id);
+        }
+        Response {
+            shared: self.shared.clone(),
+            id,
+        }
+        .await
+    }
+
+    /// The next event of a watch, or None when the watch ended.
+    pub async fn next_event(&self, watch_id: u64) -> Option<WatchEvent> {
+        NextEvent {
+            shared: self.shared.clone(),
+            watch_id,
+        }
+        .await
+    }
+
+    /// Waits `ms` of simulated time.
+    pub async fn sleep(&self, ms: u64) {
+        let token = self.next_id();
+        self.shared.borrow_mut().timer_requests.push((token, ms));
+        Sleep {
+            shared: self.shared.clone(),
+            token,
+        }
+        .await
+    }
+}
+
+struct Response {
+    shared: Rc<RefCell<Shared>>,
+    id: u64,
+}
+
+impl Future for Response {
+    type Output = Result<ApiResponse, ClientError>;
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut s = self.shared.borrow_mut();
+        match s.responses.remove(&self.id) {
+            Some(r) => {
+                s.in_flight.remove(&self.id);
+                Poll::Ready(r)
+            }
+            None => Poll::Pending,
+        }
+    }
+}
+
+struct NextEvent {
+    shared: Rc<RefCell<Shared>>,
+    watch_id: u64,
+}
+
+impl Future for NextEvent {
+    type Output = Option<WatchEvent>;
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut s = self.shared.borrow_mut();
+        if let Some(e) = s
+            .watch_events
+            .get_mut(&self.watch_id)
+            .and_then(VecDeque::pop_front)
+        {
+            return Poll::Ready(Some(e));
+        }
+        if s.closed_watches.contains(&self.watch_id) {
+            return Poll::Ready(None);
+        }
+        Poll::Pending
+    }
+}
+
+struct Sleep {
+    shared: Rc<RefCell<Shared>>,
+    token: u64,
+}
+
+impl Future for Sleep {
+    type Output = ();
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+        if self.shared.borrow_mut().fired.remove(&self.token) {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    }
+}
+
+type Program = Pin<Box<dyn Future<Output = i32>>>;
+
+struct Process {
+    program: Program,
+    shared: Rc<RefCell<Shared>>,
+    exit: Option<i32>,
+}
+
+/// A finished or running process as the host reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcessStatus {
+    pub output: String,
+    pub exit: Option<i32>,
+}
+
+/// The component that runs client processes and talks to the apiserver for them.
+pub struct ProcessHost {
+    server: ComponentId,
+    ids: Rc<Cell<u64>>,
+    processes: BTreeMap<u64, Process>,
+    next_pid: u64,
+    request_owner: BTreeMap<u64, u64>,
+    watch_owner: BTreeMap<u64, u64>,
+    timer_owner: BTreeMap<u64, u64>,
+}
+
+impl ProcessHost {
+    pub fn new(server: ComponentId) -> ProcessHost {
+        ProcessHost {
+            server,
+            ids: Rc::new(Cell::new(1)),
+            processes: BTreeMap::new(),
+            next_pid: 1,
+            request_owner: BTreeMap::new(),
+            watch_owner: BTreeMap::new(),
+            timer_owner: BTreeMap::new(),
+        }
+    }
+
+    /// A handle for a new process with these credentials.
+    pub fn api(&self, credentials: Credentials, impersonate: Option<String>) -> (Api, u64) {
+        let shared = Rc::new(RefCell::new(Shared::default()));
+        let api = Api {
+            shared,
+            ids: self.ids.clone(),
+            credentials,
+            impersonate,
+        };
+        (api, self.next_pid)
+    }
+
+    /// Starts a program made from `api` (obtained just before from [`ProcessHost::api`]) and runs it until it waits.
+    pub fn spawn(&mut self, ctx: &mut Ctx, api: &Api, program: Program) -> u64 {
+        let pid = self.next_pid;
+        self.next_pid += 1;
+        self.processes.insert(
+            pid,
+            Process {
+                program,
+                shared: api.shared.clone(),
+                exit: None,
+            },
+        );
+        self.poll(ctx, pid);
+        pid
+    }
+
+    pub fn status(&self, pid: u64) -> Option<ProcessStatus> {
+        self.processes.get(&pid).map(|p| ProcessStatus {
+            output: p.shared.borrow().output.clone(),
+            exit: p.exit,
+        })
+    }
+
+    /// Takes the output written since the last call (for streaming to a terminal).
+    pub fn take_output(&mut self, pid: u64) -> String {
+        self.processes
+            .get(&pid)
+            .map(|p| std::mem::take(&mut p.shared.borrow_mut().output))
+            .unwrap_or_default()
+    }
+
+    /// Ends a process (Ctrl-C), keeping its output.
+    pub fn kill(&mut self, pid: u64) {
+        if let Some(p) = self.processes.get_mut(&pid) {
+            if p.exit.is_none() {
+                p.exit = Some(130);
+                p.program = Box::pin(async { 130 });
+            }
+        }
+    }
+
+    pub fn forget(&mut self, pid: u64) {
+        self.processes.remove(&pid);
+    }
+
+    pub fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
+        match payload {
+            Payload::ApiResponse {
+                request_id,
+                response,
+            } => {
+                let Some(pid) = self.request_owner.remove(&request_id) else {
+                    return;
+                };
+                if let ApiResponse::WatchStarted { watch_id } = response.as_ref() {
+                    self.watch_owner.insert(*watch_id, pid);
+                }
+                self.deliver(ctx, pid, |s| {
+                    s.responses.insert(request_id, Ok(*response));
+                });
+            }
+            Payload::WatchEvent { watch_id, event } => {
+                let Some(&pid) = self.watch_owner.get(&watch_id) else {
+                    return;
+                };
+                self.deliver(ctx, pid, |s| {
+                    s.watch_events
+                        .entry(watch_id)
+                        .or_default()
+                        .push_back(*event)
+                });
+            }
+            Payload::ConnectionRefused { request_id } => {
+                let Some(pid) = self.request_owner.remove(&request_id) else {
+                    return;
+                };
+                self.deliver(ctx, pid, |s| {
+                    s.responses
+                        .insert(request_id, Err(ClientError::ConnectionRefused));
+                });
+            }
+            Payload::Disconnected { peer } if peer == self.server => {
+                let owners: Vec<(u64, u64)> = std::mem::take(&mut self.request_owner)
+                    .into_iter()
+                    .collect();
+                for (request_id, pid) in owners {
+                    self.deliver(ctx, pid, |s| {
+                        s.responses
+                            .insert(request_id, Err(ClientError::ConnectionReset));
+                    });
+                }
+                let watches: Vec<(u64, u64)> =
+                    std::mem::take(&mut self.watch_owner).into_iter().collect();
+                for (watch_id, pid) in watches {
+                    self.deliver(ctx, pid, |s| {
+                        s.closed_watches.insert(watch_id);
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub fn on_timer(&mut self, ctx: &mut Ctx, token: u64) {
+        if let Some(pid) = self.timer_owner.remove(&token) {
+            self.deliver(ctx, pid, |s| {
+                s.fired.insert(token);
+            });
+        }
+    }
+
+    fn deliver(&mut self, ctx: &mut Ctx, pid: u64, f: impl FnOnce(&mut Shared)) {
+        if let Some(p) = self.processes.get(&pid) {
+            f(&mut p.shared.borrow_mut());
+            self.poll(ctx, pid);
+        }
+    }
+
+    fn poll(&mut self, ctx: &mut Ctx, pid: u64) {
+        let Some(p) = self.processes.get_mut(&pid) else {
+            return;
+        };
+        if p.exit.is_some() {
+            return;
+        }
+        p.shared.borrow_mut().now = ctx.now;
+        let mut cx = Context::from_waker(Waker::noop());
+        if let Poll::Ready(code) = p.program.as_mut().poll(&mut cx) {
+            p.exit = Some(code);
+        }
+        let (outbox, timers) = {
+            let mut s = p.shared.borrow_mut();
+            (
+                std::mem::take(&mut s.outbox),
+                std::mem::take(&mut s.timer_requests),
+            )
+        };
+        for (id, request) in outbox {
+            self.request_owner.insert(id, pid);
+            ctx.send(
+                self.server,
+                Payload::ApiRequest {
+                    request_id: id,
+                    request: Box::new(request),
+                },
+            );
+        }
+        for (token, ms) in timers {
+            self.timer_owner.insert(token, pid);
+            ctx.timer(ms, token);
+        }
+    }
+}
