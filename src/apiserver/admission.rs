@@ -14,6 +14,8 @@ pub struct AdmissionRequest<'a> {
     pub subresource: Option<&'a str>,
     pub namespace: Option<&'a str>,
     pub name: &'a str,
+    /// The namespace was just read from etcd (a cache miss is not proof it is missing).
+    pub namespace_confirmed: bool,
 }
 
 /// Runs the mutating plugins in order; the first refusal ends the chain.
@@ -38,6 +40,7 @@ fn namespace_lifecycle(req: &AdmissionRequest, cache: &WatchCache) -> Result<(),
         return Ok(());
     };
     match cache.get(Kind::Namespace, None, ns).as_deref() {
+        None if req.namespace_confirmed => Ok(()),
         None => Err(Status::not_found("namespaces", ns)),
         Some(Object::Namespace(n))
             if n.metadata.deletion_timestamp.is_some()

@@ -46,6 +46,8 @@ struct WriteOp {
     attempts: u8,
     /// For creates: the admitted, validated object (name, uid and timestamps set).
     prepared: Option<Object>,
+    /// The request's namespace exists in etcd although the cache has not seen it yet.
+    namespace_confirmed: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -60,6 +62,8 @@ enum Pending {
         op: Box<WriteOp>,
         written: Option<Arc<Object>>,
     },
+    /// NamespaceLifecycle missed the namespace in the cache: read it from etcd before refusing.
+    NamespaceLookup { op: Box<WriteOp> },
 }
 
 /// The apiserver process.
@@ -244,7 +248,7 @@ impl ApiServer {
             Pending::Read {
                 client, request_id, ..
             } => reply(ctx, client, request_id, ApiResponse::Error(status)),
-            Pending::Write { op, .. } => {
+            Pending::Write { op, .. } | Pending::NamespaceLookup { op } => {
                 reply(ctx, op.client, op.request_id, ApiResponse::Error(status))
             }
         }
@@ -320,6 +324,7 @@ impl ApiServer {
                     req,
                     attempts: 0,
                     prepared: None,
+                    namespace_confirmed: false,
                 };
                 let current = op.req.name.as_deref().and_then(|n| {
                     self.cache
@@ -497,6 +502,12 @@ impl ApiServer {
                 },
                 txn,
             ),
+            Err(status) if is_namespace_miss(&status, &op) => {
+                let ns = op.req.namespace.clone().unwrap_or_default();
+                let key = Kind::Namespace.info().key(None, &ns);
+                op.attempts -= 1;
+                self.send_etcd(ctx, Pending::NamespaceLookup { op: Box::new(op) }, Txn::range(&key, false));
+            }
             Err(status) => reply(ctx, op.client, op.request_id, ApiResponse::Error(status)),
         }
     }
@@ -526,7 +537,7 @@ impl ApiServer {
                 let obj = match op.prepared.clone() {
                     Some(o) => o,
                     None => {
-                        let o = self.prepare_create(now, req)?;
+                        let o = self.prepare_create(now, req, op.namespace_confirmed)?;
                         op.prepared = Some(o.clone());
                         o
                     }
@@ -625,7 +636,7 @@ impl ApiServer {
     }
 
     /// Decode, default, name, admit (mutating), validate, admit (validating), and fill in server fields.
-    fn prepare_create(&mut self, now: SimTime, req: &ApiRequest) -> Result<Object, Status> {
+    fn prepare_create(&mut self, now: SimTime, req: &ApiRequest, namespace_confirmed: bool) -> Result<Object, Status> {
         let info = req.resource;
         let mut obj = match (&req.body, &req.raw_body) {
             (Some(b), _) => b.clone(),
@@ -665,6 +676,7 @@ impl ApiServer {
             subresource: None,
             namespace: ns_owned.as_deref(),
             name: &name,
+            namespace_confirmed,
         };
         admission::mutate(&adm, &mut obj, &self.cache)?;
         let causes = validation::validate_create(&obj);
@@ -800,6 +812,14 @@ impl ApiServer {
                 };
                 reply(ctx, client, request_id, answer);
             }
+            Pending::NamespaceLookup { mut op } => {
+                let ns = op.req.namespace.clone().unwrap_or_default();
+                if range_kvs(&response).is_empty() {
+                    return reply(ctx, op.client, op.request_id, ApiResponse::Error(Status::not_found("namespaces", &ns)));
+                }
+                op.namespace_confirmed = true;
+                self.attempt_write(ctx, *op, None);
+            }
             Pending::Write { op, written } => {
                 if response.succeeded {
                     let mut obj = written.map(|w| w.as_ref().clone());
@@ -880,6 +900,11 @@ impl ApiServer {
     pub fn id(&self) -> ComponentId {
         self.me
     }
+}
+
+fn is_namespace_miss(status: &Status, op: &WriteOp) -> bool {
+    let ns = op.req.namespace.as_deref().unwrap_or("");
+    op.req.verb == Verb::Create && !op.namespace_confirmed && status.code == 404 && status.message == format!("namespaces {ns:?} not found")
 }
 
 fn with_rv(o: &Object, rv: u64) -> Arc<Object> {

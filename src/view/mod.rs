@@ -57,3 +57,61 @@ pub struct MessageView {
     pub deliver_ms: u64,
     pub chain: u64,
 }
+
+use crate::api::{Kind, Object};
+use crate::apiserver::cache::WatchCache;
+
+/// Fills nodes and pods from what the cluster has stored (the apiserver's cache).
+pub fn fill_workloads(view: &mut View, cache: &WatchCache) {
+    for node in cache.list(Kind::Node, None) {
+        let Object::Node(n) = node.as_ref() else { continue };
+        let name = n.metadata.name.clone().unwrap_or_default();
+        let ready = n.status.as_ref().and_then(|s| s.conditions.as_ref()).and_then(|c| c.iter().find(|c| c.type_ == "Ready"));
+        let mut status = match ready {
+            Some(c) if c.status == "True" => "Ready".to_string(),
+            Some(_) => "NotReady".to_string(),
+            None => "Unknown".to_string(),
+        };
+        if n.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false) {
+            status.push_str(",SchedulingDisabled");
+        }
+        let roles: Vec<String> = n
+            .metadata
+            .labels
+            .iter()
+            .flatten()
+            .filter_map(|(k, _)| k.strip_prefix("node-role.kubernetes.io/").map(str::to_string))
+            .collect();
+        let taints = n
+            .spec
+            .as_ref()
+            .and_then(|s| s.taints.as_ref())
+            .map(|ts| ts.iter().map(|t| format!("{}{}:{}", t.key, t.value.as_ref().map(|v| format!("={v}")).unwrap_or_default(), t.effect)).collect())
+            .unwrap_or_default();
+        let pods = cache.pods_on(&name).iter().filter_map(|p| pod_view(p)).collect();
+        view.nodes.push(NodeView { name, status, roles: if roles.is_empty() { "<none>".into() } else { roles.join(",") }, taints, pods });
+    }
+    view.unscheduled = cache
+        .list(Kind::Pod, None)
+        .iter()
+        .filter(|p| matches!(p.as_ref(), Object::Pod(pod) if pod.spec.as_ref().and_then(|s| s.node_name.as_deref()).is_none_or(str::is_empty)))
+        .filter_map(|p| pod_view(p))
+        .collect();
+}
+
+fn pod_view(obj: &Object) -> Option<PodView> {
+    let Object::Pod(p) = obj else { return None };
+    let total = p.spec.as_ref().map_or(0, |s| s.containers.len());
+    let statuses = p.status.as_ref().and_then(|s| s.container_statuses.as_ref());
+    let ready = statuses.map_or(0, |cs| cs.iter().filter(|c| c.ready && c.state.as_ref().is_some_and(|s| s.running.is_some())).count());
+    let mut status = p.status.as_ref().and_then(|s| s.reason.clone().or(s.phase.clone())).unwrap_or_else(|| "Pending".into());
+    if p.metadata.deletion_timestamp.is_some() {
+        status = "Terminating".into();
+    }
+    Some(PodView {
+        namespace: p.metadata.namespace.clone().unwrap_or_default(),
+        name: p.metadata.name.clone().unwrap_or_default(),
+        status,
+        ready: format!("{ready}/{total}"),
+    })
+}

@@ -1,0 +1,208 @@
+//! `kubectl apply -f` and `kubectl create -f`: manifests (multi-document YAML, JSON, `List`) become
+//! create requests, or for apply a client-side three-way merge against the live object, keeping the
+//! `kubectl.kubernetes.io/last-applied-configuration` annotation as real kubectl does.
+
+use serde_json::Value;
+
+use crate::api::manifest::{parse_documents, Document};
+use crate::api::{lookup_kind, ApiResponse, Object, PatchBody, ResourceInfo, Verb};
+use crate::apiserver::registry::merge_patch;
+
+use super::{kind_name, Context, Failure};
+
+pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// The manifests named by `-f` (only `-` is available in the simulation: the editor or a scenario step).
+fn documents(ctx: &Context) -> Result<(Vec<Document>, String), Failure> {
+    let file = ctx.args.get(&["f", "filename"]).ok_or_else(|| Failure("error: must specify one of -f and -k".into()))?;
+    let (source, text) = match (file, &ctx.stdin) {
+        ("-", Some(text)) => ("STDIN".to_string(), text.clone()),
+        ("-", None) => ("STDIN".to_string(), String::new()),
+        (path, _) => return Err(Failure(format!("error: the path \"{path}\" does not exist"))),
+    };
+    let docs = parse_documents(&text, &source).map_err(|e| Failure(e.to_string()))?;
+    if docs.is_empty() {
+        return Err(Failure("error: no objects passed to apply".into()));
+    }
+    Ok((docs, source))
+}
+
+fn info_for(doc: &Value, source: &str, ns: &str) -> Result<&'static ResourceInfo, Failure> {
+    let api_version = doc["apiVersion"].as_str().unwrap_or("");
+    let kind = doc["kind"].as_str().unwrap_or("");
+    lookup_kind(api_version, kind).ok_or_else(|| {
+        let name = doc["metadata"]["name"].as_str().unwrap_or("");
+        let ns = doc["metadata"]["namespace"].as_str().unwrap_or(ns);
+        Failure(format!(
+            "error: resource mapping not found for name: {name:?} namespace: {ns:?} from {source:?}: no matches for kind {kind:?} in version {api_version:?}\nensure CRDs are installed first"
+        ))
+    })
+}
+
+pub async fn apply(ctx: &Context) -> Result<(), Failure> {
+    let (docs, source) = documents(ctx)?;
+    let mut last_error = None;
+    for doc in docs {
+        if let Err(Failure(line)) = apply_one(ctx, doc.value, &source).await {
+            if let Some(prev) = last_error.replace(line) {
+                ctx.println(&prev);
+            }
+        }
+    }
+    last_error.map_or(Ok(()), |l| Err(Failure(l)))
+}
+
+async fn apply_one(ctx: &Context, mut doc: Value, source: &str) -> Result<(), Failure> {
+    let default_ns = ctx.namespace();
+    let info = info_for(&doc, source, &default_ns)?;
+    let ns = doc["metadata"]["namespace"].as_str().unwrap_or(&default_ns).to_string();
+    let name = doc["metadata"]["name"].as_str().unwrap_or("").to_string();
+    if name.is_empty() {
+        return Err(Failure(format!("error: error when retrieving current configuration of:\nResource: {:?}, Name: \"\", Namespace: {ns:?}\nfrom server for: {source:?}: resource name may not be empty", info.resource)));
+    }
+    let mut last_applied = doc.clone();
+    if let Some(m) = last_applied["metadata"].as_object_mut() {
+        if info.namespaced && !m.contains_key("namespace") {
+            m.insert("namespace".into(), Value::String(ns.clone()));
+        }
+    }
+    let encoded = serde_json::to_string(&last_applied).unwrap_or_default();
+    let live = match ctx.api.call(ctx.request(Verb::Get, info).namespace(Some(&ns)).name(&name)).await? {
+        ApiResponse::Object(o) => Some(o),
+        ApiResponse::Error(s) if s.code == 404 && s.message.starts_with(&format!("{} ", info.qualified())) => None,
+        ApiResponse::Error(s) => return Err(Failure(s.with_source("retrieving current configuration of", source).kubectl_line())),
+        _ => None,
+    };
+    doc["metadata"]["annotations"][LAST_APPLIED] = Value::String(encoded + "\n");
+    match live {
+        None => {
+            let mut req = ctx.request(Verb::Create, info).namespace(Some(&ns));
+            req.raw_body = Some(doc);
+            let created = ctx.api.call(req).await?;
+            match created {
+                ApiResponse::Object(o) => ctx.println(&format!("{} created", kind_name(&o))),
+                ApiResponse::Error(s) => return Err(Failure(s.with_source("creating", source).kubectl_line())),
+                _ => {}
+            }
+        }
+        Some(live) => {
+            let patch = three_way_patch(&live, &doc);
+            if patch.as_object().is_some_and(|m| m.is_empty()) {
+                ctx.println(&format!("{} unchanged", kind_name(&live)));
+                return Ok(());
+            }
+            let mut req = ctx.request(Verb::Patch, info).namespace(Some(&ns)).name(&name);
+            req.patch = Some(PatchBody::Strategic(patch));
+            match ctx.api.call(req).await? {
+                ApiResponse::Object(o) => ctx.println(&format!("{} configured", kind_name(&o))),
+                ApiResponse::Error(s) => return Err(Failure(s.with_source("applying patch:\n", source).kubectl_line())),
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The patch from the live object to the new configuration: fields the last applied configuration set
+/// and the new one dropped are deleted (null); everything in the new configuration is set.
+fn three_way_patch(live: &Object, new: &Value) -> Value {
+    let live_json = live.to_json();
+    let previous: Value = live
+        .meta()
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(LAST_APPLIED))
+        .and_then(|s| serde_json::from_str(s).ok())
+        .unwrap_or(Value::Null);
+    let mut patch = diff(&live_json, new);
+    add_deletions(&previous, new, &mut patch);
+    patch
+}
+
+/// Fields of `new` whose value differs from `live` (recursively for maps).
+fn diff(live: &Value, new: &Value) -> Value {
+    match (live, new) {
+        (Value::Object(l), Value::Object(n)) => {
+            let mut out = serde_json::Map::new();
+            for (k, v) in n {
+                match l.get(k) {
+                    Some(lv) if lv == v => {}
+                    Some(lv) if lv.is_object() && v.is_object() => {
+                        let d = diff(lv, v);
+                        if d.as_object().is_some_and(|m| !m.is_empty()) {
+                            out.insert(k.clone(), d);
+                        }
+                    }
+                    _ if subsumed(l.get(k), v) => {}
+                    _ => {
+                        out.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+            Value::Object(out)
+        }
+        _ => new.clone(),
+    }
+}
+
+/// Whether the live value already holds everything `v` asks for (server defaults added the rest).
+fn subsumed(live: Option<&Value>, v: &Value) -> bool {
+    let Some(live) = live else { return false };
+    let mut merged = live.clone();
+    merge_patch(&mut merged, v, true);
+    &merged == live
+}
+
+fn add_deletions(previous: &Value, new: &Value, patch: &mut Value) {
+    if let (Value::Object(p), Value::Object(n)) = (previous, new) {
+        for (k, pv) in p {
+            match n.get(k) {
+                None => {
+                    if let Some(m) = patch.as_object_mut() {
+                        m.insert(k.clone(), Value::Null);
+                    }
+                }
+                Some(nv) if pv.is_object() && nv.is_object() => {
+                    let mut sub = patch.get(k).cloned().unwrap_or_else(|| Value::Object(Default::default()));
+                    add_deletions(pv, nv, &mut sub);
+                    if sub.as_object().is_some_and(|m| !m.is_empty()) {
+                        patch[k] = sub;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+pub async fn create(ctx: &Context) -> Result<(), Failure> {
+    if ctx.args.get(&["f", "filename"]).is_none() {
+        return Err(Failure(format!("error: unknown command {:?} for \"kubectl create\"", ctx.args.positional.get(1).cloned().unwrap_or_default())));
+    }
+    let (docs, source) = documents(ctx)?;
+    let default_ns = ctx.namespace();
+    let mut last_error = None;
+    for doc in docs {
+        let result = async {
+            let info = info_for(&doc.value, &source, &default_ns)?;
+            let ns = doc.value["metadata"]["namespace"].as_str().unwrap_or(&default_ns).to_string();
+            let mut req = ctx.request(Verb::Create, info).namespace(Some(&ns));
+            req.raw_body = Some(doc.value.clone());
+            match ctx.api.call(req).await? {
+                ApiResponse::Object(o) => {
+                    ctx.println(&format!("{} created", kind_name(&o)));
+                    Ok(())
+                }
+                ApiResponse::Error(s) => Err(Failure(s.with_source("creating", &source).kubectl_line())),
+                _ => Ok(()),
+            }
+        }
+        .await;
+        if let Err(Failure(line)) = result {
+            if let Some(prev) = last_error.replace(line) {
+                ctx.println(&prev);
+            }
+        }
+    }
+    last_error.map_or(Ok(()), |l| Err(Failure(l)))
+}

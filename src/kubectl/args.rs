@@ -1,0 +1,168 @@
+//! kubectl's command line: shell-style word splitting (quotes, escapes) and the flags every verb shares.
+
+use std::collections::BTreeMap;
+
+/// Splits a command line like a POSIX shell would (single and double quotes, backslash escapes).
+pub fn split_words(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(x) => cur.push(x),
+                        None => return Err("unexpected EOF while looking for matching `''".into()),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(x @ ('"' | '\\' | '$' | '`')) => cur.push(x),
+                            Some(x) => {
+                                cur.push('\\');
+                                cur.push(x);
+                            }
+                            None => return Err("unexpected EOF while looking for matching `\"'".into()),
+                        },
+                        Some(x) => cur.push(x),
+                        None => return Err("unexpected EOF while looking for matching `\"'".into()),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                if let Some(x) = chars.next() {
+                    cur.push(x);
+                }
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                cur.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(cur);
+    }
+    Ok(words)
+}
+
+/// Flags that take no value.
+const BOOL_FLAGS: &[&str] = &[
+    "A",
+    "all-namespaces",
+    "show-labels",
+    "no-headers",
+    "w",
+    "watch",
+    "force",
+    "overwrite",
+    "all",
+    "ignore-daemonsets",
+    "delete-emptydir-data",
+    "recursive",
+    "list",
+    "wait",
+    "quiet",
+    "now",
+    "watch-only",
+    "short",
+];
+
+/// A parsed command line: positional words and flags (last value wins; repeated `-l`-style flags keep all).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Args {
+    pub positional: Vec<String>,
+    pub flags: BTreeMap<String, Vec<String>>,
+}
+
+impl Args {
+    pub fn parse(words: &[String]) -> Result<Args, String> {
+        let mut args = Args::default();
+        let mut i = 0;
+        while i < words.len() {
+            let w = &words[i];
+            if w == "--" {
+                args.positional.extend(words[i + 1..].iter().cloned());
+                break;
+            }
+            let name_value = if let Some(long) = w.strip_prefix("--") {
+                Some(match long.split_once('=') {
+                    Some((n, v)) => (n.to_string(), Some(v.to_string())),
+                    None => (long.to_string(), None),
+                })
+            } else if let Some(short) = w.strip_prefix('-').filter(|s| !s.is_empty() && !s.starts_with(|c: char| c.is_ascii_digit())) {
+                let (n, rest) = short.split_at(1);
+                let v = rest.strip_prefix('=').unwrap_or(rest);
+                Some((n.to_string(), (!v.is_empty()).then(|| v.to_string())))
+            } else {
+                None
+            };
+            match name_value {
+                None => args.positional.push(w.clone()),
+                Some((name, Some(v))) => args.flags.entry(name).or_default().push(v),
+                Some((name, None)) if BOOL_FLAGS.contains(&name.as_str()) => args.flags.entry(name).or_default().push("true".into()),
+                Some((name, None)) => {
+                    i += 1;
+                    let v = words.get(i).ok_or_else(|| format!("flag needs an argument: --{name}"))?;
+                    args.flags.entry(name).or_default().push(v.clone());
+                }
+            }
+            i += 1;
+        }
+        Ok(args)
+    }
+
+    /// The last value of a flag given by any of its names.
+    pub fn get(&self, names: &[&str]) -> Option<&str> {
+        names.iter().filter_map(|n| self.flags.get(*n).and_then(|v| v.last())).next().map(String::as_str)
+    }
+
+    pub fn has(&self, names: &[&str]) -> bool {
+        self.get(names).is_some_and(|v| v != "false")
+    }
+
+    pub fn all(&self, names: &[&str]) -> Vec<String> {
+        names.iter().flat_map(|n| self.flags.get(*n).cloned().unwrap_or_default()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_split_like_a_shell() {
+        assert_eq!(split_words(r#"get pods -o jsonpath='{.items[*].metadata.name}'"#).unwrap()[3], "jsonpath={.items[*].metadata.name}");
+        assert_eq!(split_words(r#"label pod x "a=b c""#).unwrap(), vec!["label", "pod", "x", "a=b c"]);
+        assert!(split_words("get 'pods").is_err());
+    }
+
+    #[test]
+    fn flags_take_values_in_every_spelling() {
+        let w = split_words("get pods -n kube-system -o=wide -lapp=web --field-selector status.phase=Running -A").unwrap();
+        let a = Args::parse(&w).unwrap();
+        assert_eq!(a.positional, vec!["get", "pods"]);
+        assert_eq!(a.get(&["n", "namespace"]), Some("kube-system"));
+        assert_eq!(a.get(&["o", "output"]), Some("wide"));
+        assert_eq!(a.get(&["l", "selector"]), Some("app=web"));
+        assert_eq!(a.get(&["field-selector"]), Some("status.phase=Running"));
+        assert!(a.has(&["A", "all-namespaces"]));
+        assert!(Args::parse(&split_words("get pods -n").unwrap()).is_err());
+    }
+}

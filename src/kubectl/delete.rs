@@ -1,0 +1,87 @@
+//! `kubectl delete TYPE NAME...` (and `TYPE/NAME`, `-f -`): delete requests with the propagation policy
+//! of `--cascade` and the grace period of `--grace-period`/`--force`, and v1.34's success lines.
+
+use crate::api::manifest::parse_documents;
+use crate::api::{lookup_kind, ApiResponse, ResourceInfo, Verb};
+
+use super::{resource, Context, Failure};
+
+pub async fn delete(ctx: &Context) -> Result<(), Failure> {
+    let targets = targets(ctx)?;
+    if targets.is_empty() {
+        return Err(Failure("error: resource(s) were provided, but no name was specified".into()));
+    }
+    let propagation = match ctx.args.get(&["cascade"]).unwrap_or("background") {
+        "background" | "true" => "Background",
+        "foreground" => "Foreground",
+        "orphan" | "false" => "Orphan",
+        other => return Err(Failure(format!("error: invalid cascade value ({other}). Must be \"background\", \"foreground\", or \"orphan\""))),
+    };
+    let grace = match (ctx.args.has(&["force"]), ctx.args.get(&["grace-period"])) {
+        (_, Some(g)) => Some(g.parse::<i64>().map_err(|_| Failure(format!("error: invalid argument \"{g}\" for \"--grace-period\" flag: strconv.ParseInt: parsing \"{g}\": invalid syntax")))?),
+        (true, None) => Some(0),
+        _ => None,
+    };
+    if ctx.args.has(&["force"]) && grace == Some(0) {
+        ctx.println("Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.");
+    }
+    let mut last_error = None;
+    for (info, ns, name) in targets {
+        let mut req = ctx.request(Verb::Delete, info).namespace(Some(&ns)).name(&name);
+        req.params.propagation_policy = Some(propagation.to_string());
+        req.params.grace_period_seconds = grace.map(|g| if g == 0 && ctx.args.has(&["force"]) { 0 } else { g.max(1) });
+        match ctx.api.call(req).await? {
+            ApiResponse::Object(_) => {
+                let what = if info.group.is_empty() { info.kind.name().to_ascii_lowercase() } else { format!("{}.{}", info.kind.name().to_ascii_lowercase(), info.group) };
+                let forced = if grace == Some(0) && ctx.args.has(&["force"]) { " (force)" } else { "" };
+                if info.namespaced {
+                    ctx.println(&format!("{what} {name:?} deleted from {ns} namespace{forced}"));
+                } else {
+                    ctx.println(&format!("{what} {name:?} deleted{forced}"));
+                }
+            }
+            ApiResponse::Error(s) => {
+                if let Some(prev) = last_error.replace(s.kubectl_line()) {
+                    ctx.println(&prev);
+                }
+            }
+            _ => {}
+        }
+    }
+    last_error.map_or(Ok(()), |l| Err(Failure(l)))
+}
+
+fn targets(ctx: &Context) -> Result<Vec<(&'static ResourceInfo, String, String)>, Failure> {
+    let ns = ctx.namespace();
+    if ctx.args.get(&["f", "filename"]).is_some() {
+        let text = ctx.stdin.clone().unwrap_or_default();
+        let docs = parse_documents(&text, "STDIN").map_err(|e| Failure(e.to_string()))?;
+        return docs
+            .into_iter()
+            .map(|d| {
+                let v = d.value;
+                let info = lookup_kind(v["apiVersion"].as_str().unwrap_or(""), v["kind"].as_str().unwrap_or(""))
+                    .ok_or_else(|| Failure(format!("error: resource mapping not found for kind {:?}", v["kind"].as_str().unwrap_or(""))))?;
+                let obj_ns = v["metadata"]["namespace"].as_str().unwrap_or(&ns).to_string();
+                Ok((info, obj_ns, v["metadata"]["name"].as_str().unwrap_or("").to_string()))
+            })
+            .collect();
+    }
+    let words = &ctx.args.positional[1..];
+    let Some(first) = words.first() else {
+        return Err(Failure("error: You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'".into()));
+    };
+    let mut out = Vec::new();
+    if first.contains('/') {
+        for w in words {
+            let (t, n) = w.split_once('/').ok_or_else(|| Failure(format!("error: there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'")))?;
+            out.push((resource(t)?, ns.clone(), n.to_string()));
+        }
+    } else {
+        let info = resource(first)?;
+        for n in &words[1..] {
+            out.push((info, ns.clone(), n.clone()));
+        }
+    }
+    Ok(out)
+}

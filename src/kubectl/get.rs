@@ -1,0 +1,76 @@
+//! `kubectl get`: one object or a list, from one namespace or all, filtered by label and field
+//! selectors, printed as a table (`-o wide`, `--show-labels`, `--no-headers`) or as yaml, json or names.
+
+use std::sync::Arc;
+
+use crate::api::{ApiResponse, Object, Verb};
+
+use super::printers;
+use super::{resource, Context, Failure};
+
+pub async fn get(ctx: &Context) -> Result<(), Failure> {
+    let words = &ctx.args.positional[1..];
+    let Some(first) = words.first() else {
+        return Err(Failure(
+            "You must specify the type of resource to get. Use \"kubectl api-resources\" for a complete list of supported resources.\n\nerror: Required resource not specified.\nUse \"kubectl explain <resource>\" for a detailed description of that resource (e.g. kubectl explain pods).\nSee 'kubectl get -h' for help and examples".into(),
+        ));
+    };
+    let (type_name, names): (String, Vec<String>) = match first.split_once('/') {
+        Some((t, n)) => (t.to_string(), std::iter::once(n.to_string()).chain(words[1..].iter().cloned()).collect()),
+        None => (first.clone(), words[1..].to_vec()),
+    };
+    let info = resource(&type_name)?;
+    let ns = ctx.namespace();
+    let all = ctx.all_namespaces() && names.is_empty();
+    let namespace = if all || !info.namespaced { None } else { Some(ns.as_str()) };
+    let mut objects: Vec<Arc<Object>> = Vec::new();
+    let mut errors = Vec::new();
+    if names.is_empty() {
+        let mut req = ctx.request(Verb::List, info).namespace(namespace);
+        req.params.label_selector = ctx.args.get(&["l", "selector"]).map(str::to_string);
+        req.params.field_selector = ctx.args.get(&["field-selector"]).map(str::to_string);
+        if let ApiResponse::List { items, .. } = ctx.call(req).await? {
+            objects = items;
+        }
+    } else {
+        for name in &names {
+            let req = ctx.request(Verb::Get, info).namespace(namespace).name(name);
+            match ctx.call(req).await {
+                Ok(ApiResponse::Object(o)) => objects.push(o),
+                Ok(_) => {}
+                Err(Failure(line)) => errors.push(line),
+            }
+        }
+    }
+    let output = ctx.args.get(&["o", "output"]).unwrap_or("");
+    if objects.is_empty() && names.is_empty() {
+        ctx.println(&match namespace {
+            Some(ns) => format!("No resources found in {ns} namespace."),
+            None => "No resources found".to_string(),
+        });
+    } else if !objects.is_empty() {
+        let text = match output {
+            "" | "wide" => {
+                let mut table = printers::get::table_for(info.kind, &objects, ctx.api.now(), output == "wide");
+                if ctx.args.has(&["show-labels"]) {
+                    table = printers::table::with_labels(table, &objects);
+                }
+                if all && info.namespaced {
+                    table = printers::table::with_namespace(table, &objects);
+                }
+                table.render(ctx.args.has(&["no-headers"]))
+            }
+            other => printers::output::render(other, &objects, !names.is_empty() && names.len() == 1).map_err(Failure)?,
+        };
+        ctx.api.print(&text);
+    }
+    match errors.pop() {
+        Some(line) => {
+            for e in errors {
+                ctx.println(&e);
+            }
+            Err(Failure(line))
+        }
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,156 @@
+//! kubectl over the simulated cluster: parses a command line, turns it into REST requests to the
+//! apiserver (through the client [`Api`]), and prints what real kubectl v1.34 prints — tables, success
+//! lines, and errors in `StandardErrorMessage`'s words. Each verb lives in its own file.
+
+pub mod apply;
+pub mod args;
+pub mod delete;
+pub mod get;
+pub mod info;
+pub mod printers;
+
+use std::sync::Arc;
+
+use crate::api::{lookup, ApiRequest, ApiResponse, Credentials, Object, ResourceInfo, Status, Verb};
+use crate::client::{Api, ClientError};
+
+use args::{split_words, Args};
+
+/// Where kubectl's kubeconfig points: the control-plane node's advertise address.
+pub const SERVER: &str = "192.168.56.10:6443";
+
+/// What kubectl needs from its environment: the kubeconfig's namespace and stdin.
+#[derive(Debug, Clone, Default)]
+pub struct Invocation {
+    pub line: String,
+    pub namespace: String,
+    pub stdin: Option<String>,
+}
+
+/// A failure already rendered as kubectl prints it.
+pub struct Failure(pub String);
+
+impl From<ClientError> for Failure {
+    fn from(e: ClientError) -> Failure {
+        Failure(transport_line(&e))
+    }
+}
+
+impl From<Status> for Failure {
+    fn from(s: Status) -> Failure {
+        Failure(s.kubectl_line())
+    }
+}
+
+/// kubectl's line when the TCP connection fails.
+pub fn transport_line(e: &ClientError) -> String {
+    match e {
+        ClientError::ConnectionRefused => format!("The connection to the server {SERVER} was refused - did you specify the right host or port?"),
+        ClientError::ConnectionReset => format!("Unable to connect to the server: read tcp 192.168.56.10:52044->{SERVER}: read: connection reset by peer"),
+    }
+}
+
+/// Runs one kubectl command line; returns its exit code. Output goes to the process's terminal.
+pub async fn run(api: Api, inv: Invocation) -> i32 {
+    let words = match split_words(&inv.line) {
+        Ok(w) => w,
+        Err(e) => return fail(&api, &format!("error: {e}")),
+    };
+    let words: Vec<String> = match words.first().map(String::as_str) {
+        Some("kubectl" | "k") => words[1..].to_vec(),
+        _ => words,
+    };
+    let args = match Args::parse(&words) {
+        Ok(a) => a,
+        Err(e) => return fail(&api, &format!("error: {e}")),
+    };
+    let mut api = api;
+    if let Some(user) = args.get(&["as"]) {
+        api.impersonate = Some(user.to_string());
+    }
+    let ctx = Context { api, args, namespace: inv.namespace.clone(), stdin: inv.stdin.clone() };
+    let verb = ctx.args.positional.first().cloned().unwrap_or_default();
+    let result = match verb.as_str() {
+        "get" => get::get(&ctx).await,
+        "apply" => apply::apply(&ctx).await,
+        "create" => apply::create(&ctx).await,
+        "delete" => delete::delete(&ctx).await,
+        "version" => info::version(&ctx).await,
+        "cluster-info" => info::cluster_info(&ctx).await,
+        "api-resources" => info::api_resources(&ctx),
+        "api-versions" => info::api_versions(&ctx),
+        "" => Err(Failure("kubectl controls the Kubernetes cluster manager.\n\nUse \"kubectl <command> --help\" for more information about a given command.".into())),
+        other => Err(Failure(format!("error: unknown command \"{other}\" for \"kubectl\""))),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(Failure(line)) => fail(&ctx.api, &line),
+    }
+}
+
+fn fail(api: &Api, line: &str) -> i32 {
+    api.print(line);
+    if !line.ends_with('\n') {
+        api.print("\n");
+    }
+    1
+}
+
+/// One command's context.
+pub struct Context {
+    pub api: Api,
+    pub args: Args,
+    pub namespace: String,
+    pub stdin: Option<String>,
+}
+
+impl Context {
+    /// `-n` or the kubeconfig's namespace.
+    pub fn namespace(&self) -> String {
+        self.args.get(&["n", "namespace"]).unwrap_or(&self.namespace).to_string()
+    }
+
+    pub fn all_namespaces(&self) -> bool {
+        self.args.has(&["A", "all-namespaces"])
+    }
+
+    pub fn println(&self, line: &str) {
+        self.api.print(line);
+        self.api.print("\n");
+    }
+
+    /// Sends a request and turns failures into kubectl's lines.
+    pub async fn call(&self, req: ApiRequest) -> Result<ApiResponse, Failure> {
+        match self.api.call(req).await? {
+            ApiResponse::Error(s) => Err(Failure::from(s)),
+            r => Ok(r),
+        }
+    }
+
+    pub fn request(&self, verb: Verb, info: &'static ResourceInfo) -> ApiRequest {
+        ApiRequest::new(Credentials::Anonymous, verb, info)
+    }
+}
+
+/// Resolves a resource name as typed (`po`, `deploy`, `deployments.apps`), or kubectl's error.
+pub fn resource(name: &str) -> Result<&'static ResourceInfo, Failure> {
+    lookup(name).ok_or_else(|| Failure(format!("error: the server doesn't have a resource type \"{name}\"")))
+}
+
+/// `deployment.apps/web`: how success lines and `-o name` name an object.
+pub fn kind_name(obj: &Object) -> String {
+    let info = obj.info();
+    let kind = info.kind.name().to_ascii_lowercase();
+    if info.group.is_empty() {
+        format!("{kind}/{}", obj.name())
+    } else {
+        format!("{kind}.{}/{}", info.group, obj.name())
+    }
+}
+
+pub fn object_of(resp: ApiResponse) -> Option<Arc<Object>> {
+    match resp {
+        ApiResponse::Object(o) => Some(o),
+        _ => None,
+    }
+}

@@ -1,0 +1,188 @@
+//! Runs a scenario against a fresh cluster: each step at its time, kubectl and shell output captured
+//! into a transcript, `expect` checks evaluated, and a verdict with a readable diff for failed checks.
+
+use std::fmt::Write as _;
+
+use crate::cluster::{Cluster, ClusterConfig, NodeConfig, UserConfig};
+use crate::kubectl::Invocation;
+
+use super::file::{Action, Expect, Scenario, Step};
+
+/// The longest a single kubectl command may run in simulated time before the runner stops waiting.
+pub const COMMAND_LIMIT_MS: u64 = 120_000;
+/// How often `waitFor` re-runs its command.
+pub const WAIT_FOR_POLL_MS: u64 = 1_000;
+
+/// One step's record in the transcript.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepRecord {
+    pub line: usize,
+    pub at_ms: u64,
+    /// `$ kubectl get pods`, `# stop kube-scheduler`, …
+    pub title: String,
+    pub output: String,
+    pub exit: Option<i32>,
+    /// Failed `expect` checks, each a readable sentence.
+    pub failures: Vec<String>,
+}
+
+/// The result of a whole run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunReport {
+    pub steps: Vec<StepRecord>,
+    pub trace_hash: u64,
+    pub end_ms: u64,
+}
+
+impl RunReport {
+    pub fn passed(&self) -> bool {
+        self.steps.iter().all(|s| s.failures.is_empty())
+    }
+
+    /// The transcript as the CLI prints it.
+    pub fn transcript(&self) -> String {
+        let mut out = String::new();
+        for s in &self.steps {
+            let _ = writeln!(out, "[{}] {}", crate::sim::time::go_duration(s.at_ms), s.title);
+            out.push_str(&s.output);
+            if !s.output.is_empty() && !s.output.ends_with('\n') {
+                out.push('\n');
+            }
+            for f in &s.failures {
+                let _ = writeln!(out, "!! expectation failed (line {}): {f}", s.line);
+            }
+        }
+        out
+    }
+}
+
+/// The cluster a scenario describes.
+pub fn cluster_config(s: &Scenario) -> ClusterConfig {
+    let node = |n: &super::file::NodeSpec| NodeConfig {
+        name: n.name.clone(),
+        cpu: n.cpu.clone(),
+        memory: n.memory.clone(),
+        pods: n.pods.clone(),
+        labels: n.labels.clone(),
+        taints: n.taints.iter().map(|t| (t.key.clone(), t.value.clone(), t.effect.clone())).collect(),
+    };
+    ClusterConfig {
+        etcd_members: s.cluster.etcd_members,
+        cloud: s.cluster.cloud,
+        control_plane: node(&s.cluster.control_plane),
+        nodes: s.cluster.nodes.iter().map(node).collect(),
+        users: s.cluster.users.iter().map(|u| UserConfig { name: u.name.clone(), token: u.token.clone(), groups: u.groups.clone() }).collect(),
+    }
+}
+
+/// Builds the scenario's cluster and runs every step.
+pub fn run(s: &Scenario) -> RunReport {
+    let mut cluster = Cluster::new(cluster_config(s), s.seed);
+    let start = cluster.now().ms();
+    let mut steps = Vec::new();
+    for step in &s.steps {
+        if let Some(at) = step.at_ms {
+            let target = start + at;
+            if target > cluster.now().ms() {
+                cluster.advance_ms(target - cluster.now().ms());
+            }
+        }
+        steps.push(run_step(&mut cluster, step));
+    }
+    RunReport { steps, trace_hash: cluster.kernel().trace.hash(), end_ms: cluster.now().ms() }
+}
+
+/// Runs one kubectl line as the cluster's current user until it exits.
+pub fn kubectl(cluster: &mut Cluster, line: &str, stdin: Option<String>) -> (String, Option<i32>) {
+    let inv = Invocation { line: line.to_string(), namespace: cluster.namespace().to_string(), stdin };
+    let pid = cluster.spawn(None, move |api| Box::pin(crate::kubectl::run(api, inv)));
+    let r = cluster.run_until_exit(pid, COMMAND_LIMIT_MS);
+    (r.output, r.exit)
+}
+
+fn run_step(cluster: &mut Cluster, step: &Step) -> StepRecord {
+    let at_ms = cluster.now().ms();
+    let (title, output, exit) = match &step.action {
+        Action::Apply { manifest } => {
+            let (o, e) = kubectl(cluster, "apply -f -", Some(manifest.clone()));
+            ("$ kubectl apply -f -".to_string(), o, e)
+        }
+        Action::Kubectl { command } => {
+            let (o, e) = kubectl(cluster, command, None);
+            (format!("$ kubectl {command}"), o, e)
+        }
+        Action::Stop(name) => component_step(cluster, "stop", name, |c, n| c.stop(n)),
+        Action::Start(name) => component_step(cluster, "start", name, |c, n| c.start(n)),
+        Action::Crash(name) => component_step(cluster, "crash", name, |c, n| c.stop(n).and_then(|_| c.start(n))),
+        Action::Wait { ms } => {
+            cluster.advance_ms(*ms);
+            (format!("# wait {}", crate::sim::time::go_duration(*ms)), String::new(), Some(0))
+        }
+        Action::WaitFor { command, contains, timeout_ms } => wait_for(cluster, command, contains, *timeout_ms),
+        Action::Shell { node, command } => (
+            format!("{node}$ {command}"),
+            format!("{command}: node shells arrive with the kubelet and container runtime\n"),
+            Some(127),
+        ),
+        Action::As { user } => match cluster.set_user(user) {
+            Ok(()) => (format!("# as {user}"), String::new(), Some(0)),
+            Err(e) => (format!("# as {user}"), format!("{e}\n"), Some(1)),
+        },
+    };
+    let failures = step.expect.as_ref().map(|e| check(e, &output, exit)).unwrap_or_default();
+    StepRecord { line: step.line, at_ms, title, output, exit, failures }
+}
+
+fn component_step(cluster: &mut Cluster, verb: &str, name: &str, f: impl FnOnce(&mut Cluster, &str) -> Result<(), String>) -> (String, String, Option<i32>) {
+    match f(cluster, name) {
+        Ok(()) => (format!("# {verb} {name}"), String::new(), Some(0)),
+        Err(e) => (format!("# {verb} {name}"), format!("{e}\n"), Some(1)),
+    }
+}
+
+fn wait_for(cluster: &mut Cluster, command: &str, contains: &str, timeout_ms: u64) -> (String, String, Option<i32>) {
+    let deadline = cluster.now().ms() + timeout_ms;
+    loop {
+        let (out, _) = kubectl(cluster, command, None);
+        if out.contains(contains) {
+            return (format!("$ kubectl {command}   # waited for {contains:?}"), out, Some(0));
+        }
+        if cluster.now().ms() >= deadline {
+            let msg = format!("{out}timed out after {} waiting for {contains:?}\n", crate::sim::time::go_duration(timeout_ms));
+            return (format!("$ kubectl {command}   # waited for {contains:?}"), msg, Some(1));
+        }
+        cluster.advance_ms(WAIT_FOR_POLL_MS);
+    }
+}
+
+/// Every failed check of `expect`, as sentences that show what was wanted and what came.
+pub fn check(e: &Expect, output: &str, exit: Option<i32>) -> Vec<String> {
+    let mut failures = Vec::new();
+    for c in &e.contains {
+        if !output.contains(c.as_str()) {
+            failures.push(format!("output does not contain {c:?}; output was:\n{}", indent(output)));
+        }
+    }
+    for c in &e.not_contains {
+        if output.contains(c.as_str()) {
+            failures.push(format!("output contains {c:?} but should not; output was:\n{}", indent(output)));
+        }
+    }
+    for m in &e.matches {
+        match super::file::compile_regex(m) {
+            Ok(re) if re.is_match(output) => {}
+            Ok(_) => failures.push(format!("no line matches /{m}/; output was:\n{}", indent(output))),
+            Err(err) => failures.push(format!("invalid regex /{m}/: {err}")),
+        }
+    }
+    if let Some(code) = e.exit_code {
+        if exit != Some(code) {
+            failures.push(format!("exit code {exit:?}, expected {code}"));
+        }
+    }
+    failures
+}
+
+fn indent(text: &str) -> String {
+    text.lines().map(|l| format!("    | {l}")).collect::<Vec<_>>().join("\n")
+}
