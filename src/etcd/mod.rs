@@ -7,6 +7,7 @@
 //! then streams new events as they are applied.
 
 pub mod member;
+mod raft_log;
 pub mod store;
 
 use std::sync::Arc;
@@ -90,10 +91,9 @@ impl Txn {
         self.success
             .iter()
             .chain(&self.failure)
-            .find_map(|op| match op {
-                Op::Put { key, .. } | Op::Delete { key } | Op::Range { key, .. } => {
-                    Some(key.as_str())
-                }
+            .next()
+            .map(|op| match op {
+                Op::Put { key, .. } | Op::Delete { key } | Op::Range { key, .. } => key.as_str(),
             })
     }
 }
@@ -161,6 +161,9 @@ pub struct LogEntry {
     /// Which member received the proposal and the client request id to answer (0 for none).
     pub origin: u32,
     pub request_id: u64,
+    /// A replicated compaction: when set, applying the entry compacts history up to this revision (the
+    /// transaction is then empty).
+    pub compact: Option<u64>,
 }
 
 /// Messages to and from etcd members.
@@ -209,6 +212,15 @@ pub enum EtcdMessage {
         from: u32,
         success: bool,
         match_index: u64,
+    },
+    /// Raft: leader → a follower whose next entries were already dropped from the leader's log: the leader's
+    /// whole store as of `last_index` (etcd's `MsgSnap`). Answered with `AppendResult`.
+    InstallSnapshot {
+        term: u64,
+        leader: u32,
+        last_index: u64,
+        last_term: u64,
+        snapshot: Box<store::Snapshot>,
     },
     /// Raft: candidate → all.
     RequestVote {
@@ -260,6 +272,7 @@ impl EtcdMessage {
                 }
             }
             EtcdMessage::AppendResult { .. } => "raft append ack".into(),
+            EtcdMessage::InstallSnapshot { .. } => "raft snapshot".into(),
             EtcdMessage::RequestVote { .. } => "raft request vote".into(),
             EtcdMessage::Vote { granted, .. } => {
                 format!("raft vote {}", if *granted { "yes" } else { "no" })
@@ -281,6 +294,7 @@ impl EtcdMessage {
         match self {
             EtcdMessage::TxnResult { result: Ok(r), .. } => Some(r.revision),
             EtcdMessage::WatchEvents { events, .. } => events.last().map(|e| e.kv.mod_revision),
+            EtcdMessage::InstallSnapshot { snapshot, .. } => Some(snapshot.revision),
             _ => None,
         }
     }

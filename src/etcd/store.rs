@@ -1,1 +1,533 @@
-//! placeholder
+//! The MVCC key-value store inside one etcd member (real counterpart: etcd's `server/storage/mvcc`).
+//!
+//! Reads: transactions ([`Txn`]), watch history requests. Writes: the keys, the global revision, and the
+//! event history that watches replay.
+//!
+//! Semantics follow etcd: the revision of an empty store is 1; a transaction that changes anything bumps it
+//! exactly once and all of its puts and deletes share that revision; reads, failed-compare branches without
+//! writes and deletes of missing keys do not bump it. Each key carries `create_revision`, `mod_revision` and
+//! `version` (puts since creation). History is a queue of [`Event`]s in revision order, dropped up to the
+//! compact revision by [`Store::compact`]; asking for events at or before it fails with
+//! [`EtcdError::Compacted`].
+
+use std::collections::{BTreeMap, VecDeque};
+use std::ops::Bound;
+use std::sync::Arc;
+
+use super::{
+    Compare, CompareTarget, EtcdError, Event, EventType, KeyValue, Op, OpResult, Txn, TxnResponse,
+};
+use crate::api::Object;
+
+/// The current keys and revision of a store: what a member persists as a Raft snapshot.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Snapshot {
+    pub keys: BTreeMap<String, KeyValue>,
+    pub revision: u64,
+    /// The store's compact revision when the snapshot was taken.
+    pub compact_revision: u64,
+}
+
+/// One member's MVCC store.
+#[derive(Debug, Clone)]
+pub struct Store {
+    keys: BTreeMap<String, KeyValue>,
+    revision: u64,
+    compact_revision: u64,
+    /// Every change after `compact_revision`, in revision order (and in op order within a revision).
+    history: VecDeque<Event>,
+}
+
+impl Default for Store {
+    fn default() -> Self {
+        Store::new()
+    }
+}
+
+impl Store {
+    /// An empty store at revision 1, as a fresh etcd cluster starts.
+    pub fn new() -> Store {
+        Store {
+            keys: BTreeMap::new(),
+            revision: 1,
+            compact_revision: 0,
+            history: VecDeque::new(),
+        }
+    }
+
+    /// The revision of the last change (1 for a store that never changed).
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// History at or before this revision is gone (0 before any compaction).
+    pub fn compact_revision(&self) -> u64 {
+        self.compact_revision
+    }
+
+    /// How many keys the store holds.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// How many events the history holds (for the UI and memory checks).
+    pub fn history_len(&self) -> usize {
+        self.history.len()
+    }
+
+    /// One key's current value.
+    pub fn get(&self, key: &str) -> Option<&KeyValue> {
+        self.keys.get(key)
+    }
+
+    /// Every key under `prefix`, in key order (a `BTreeMap` range, not a scan).
+    pub fn prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a KeyValue> + 'a {
+        self.keys
+            .range::<str, _>((Bound::Included(prefix), Bound::Unbounded))
+            .take_while(move |(k, _)| k.starts_with(prefix))
+            .map(|(_, kv)| kv)
+    }
+
+    /// Runs a transaction: the compares pick a branch, whose ops run in order (a range sees earlier puts of
+    /// the same transaction).
+    pub fn apply(&mut self, txn: &Txn) -> TxnResponse {
+        let succeeded = txn.compare.iter().all(|c| self.holds(c));
+        let ops = if succeeded {
+            &txn.success
+        } else {
+            &txn.failure
+        };
+        let next = self.revision + 1;
+        let mut changed = false;
+        let results = ops
+            .iter()
+            .map(|op| self.run(op, next, &mut changed))
+            .collect();
+        if changed {
+            self.revision = next;
+        }
+        TxnResponse {
+            succeeded,
+            revision: self.revision,
+            results,
+        }
+    }
+
+    fn holds(&self, compare: &Compare) -> bool {
+        let kv = self.keys.get(&compare.key);
+        let actual = match compare.target {
+            CompareTarget::ModRevision => kv.map_or(0, |kv| kv.mod_revision),
+            CompareTarget::CreateRevision => kv.map_or(0, |kv| kv.create_revision),
+            CompareTarget::Version => kv.map_or(0, |kv| kv.version),
+        };
+        actual == compare.value
+    }
+
+    fn run(&mut self, op: &Op, next: u64, changed: &mut bool) -> OpResult {
+        match op {
+            Op::Put { key, value } => {
+                *changed = true;
+                OpResult::Put {
+                    prev: self.put(key, value, next),
+                }
+            }
+            Op::Delete { key } => {
+                let deleted: Vec<KeyValue> = self.delete(key, next).into_iter().collect();
+                *changed |= !deleted.is_empty();
+                OpResult::Delete { deleted }
+            }
+            Op::Range { key, prefix } => OpResult::Range {
+                kvs: self.range(key, *prefix),
+            },
+        }
+    }
+
+    fn put(&mut self, key: &str, value: &Arc<Object>, revision: u64) -> Option<KeyValue> {
+        let prev = self.keys.get(key).cloned();
+        let kv = KeyValue {
+            key: key.to_string(),
+            value: Arc::clone(value),
+            create_revision: prev.as_ref().map_or(revision, |p| p.create_revision),
+            mod_revision: revision,
+            version: prev.as_ref().map_or(1, |p| p.version + 1),
+        };
+        self.keys.insert(key.to_string(), kv.clone());
+        self.history.push_back(Event {
+            kind: EventType::Put,
+            kv,
+            prev: prev.clone(),
+        });
+        prev
+    }
+
+    /// Removes a key; the delete event carries the last value with `mod_revision` = the delete's revision
+    /// and, like etcd's tombstones, `create_revision` and `version` 0.
+    fn delete(&mut self, key: &str, revision: u64) -> Option<KeyValue> {
+        let prev = self.keys.remove(key)?;
+        let tombstone = KeyValue {
+            key: key.to_string(),
+            value: Arc::clone(&prev.value),
+            create_revision: 0,
+            mod_revision: revision,
+            version: 0,
+        };
+        self.history.push_back(Event {
+            kind: EventType::Delete,
+            kv: tombstone,
+            prev: Some(prev.clone()),
+        });
+        Some(prev)
+    }
+
+    /// A key, or every key under a prefix.
+    pub fn range(&self, key: &str, prefix: bool) -> Vec<KeyValue> {
+        if prefix {
+            self.prefix(key).cloned().collect()
+        } else {
+            self.keys.get(key).cloned().into_iter().collect()
+        }
+    }
+
+    /// Events under `prefix` with revision >= `start_revision`, oldest first. 0 means "from now on" (no
+    /// history). A start at or before the compact revision fails as etcd's `ErrCompacted` does.
+    pub fn events_since(&self, prefix: &str, start_revision: u64) -> Result<Vec<Event>, EtcdError> {
+        if start_revision == 0 {
+            return Ok(Vec::new());
+        }
+        if start_revision <= self.compact_revision {
+            return Err(EtcdError::Compacted {
+                compact_revision: self.compact_revision,
+            });
+        }
+        let from = self
+            .history
+            .partition_point(|e| e.kv.mod_revision < start_revision);
+        Ok(self
+            .history
+            .range(from..)
+            .filter(|e| e.kv.key.starts_with(prefix))
+            .cloned()
+            .collect())
+    }
+
+    /// The events of exactly one revision (what a watch streams after that revision is applied).
+    pub fn events_at(&self, revision: u64) -> impl Iterator<Item = &Event> {
+        let from = self
+            .history
+            .partition_point(|e| e.kv.mod_revision < revision);
+        self.history
+            .range(from..)
+            .take_while(move |e| e.kv.mod_revision == revision)
+    }
+
+    /// Drops history at or before `revision` (clamped to the current revision). Compacting at or before the
+    /// current compact revision fails with [`EtcdError::Compacted`], as in etcd. Returns the new compact
+    /// revision.
+    pub fn compact(&mut self, revision: u64) -> Result<u64, EtcdError> {
+        if revision <= self.compact_revision {
+            return Err(EtcdError::Compacted {
+                compact_revision: self.compact_revision,
+            });
+        }
+        let revision = revision.min(self.revision);
+        let keep_from = self
+            .history
+            .partition_point(|e| e.kv.mod_revision <= revision);
+        self.history.drain(..keep_from);
+        self.compact_revision = revision;
+        Ok(revision)
+    }
+
+    /// The current keys and revision.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            keys: self.keys.clone(),
+            revision: self.revision,
+            compact_revision: self.compact_revision,
+        }
+    }
+
+    /// A store holding exactly the snapshot's keys at its revision. The snapshot carries no history, so the
+    /// restored store's compact revision is the snapshot revision: older watches are told they were compacted.
+    pub fn restore(snapshot: Snapshot) -> Store {
+        Store {
+            keys: snapshot.keys,
+            revision: snapshot.revision.max(1),
+            compact_revision: snapshot.revision,
+            history: VecDeque::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::api::core::v1::ConfigMap;
+    use crate::api::ObjectMeta;
+
+    fn cm(name: &str) -> Arc<Object> {
+        Arc::new(Object::ConfigMap(ConfigMap {
+            metadata: ObjectMeta {
+                name: Some(name.to_string()),
+                ..ObjectMeta::default()
+            },
+            ..ConfigMap::default()
+        }))
+    }
+
+    fn put(key: &str) -> Op {
+        Op::Put {
+            key: key.to_string(),
+            value: cm(key),
+        }
+    }
+
+    fn del(key: &str) -> Op {
+        Op::Delete {
+            key: key.to_string(),
+        }
+    }
+
+    fn txn(ops: Vec<Op>) -> Txn {
+        Txn {
+            success: ops,
+            ..Txn::default()
+        }
+    }
+
+    fn keys(kvs: &[KeyValue]) -> Vec<&str> {
+        kvs.iter().map(|kv| kv.key.as_str()).collect()
+    }
+
+    fn range_kvs(store: &mut Store, key: &str, prefix: bool) -> Vec<KeyValue> {
+        match store.apply(&Txn::range(key, prefix)).results.pop() {
+            Some(OpResult::Range { kvs }) => kvs,
+            other => panic!("expected a range result, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_fresh_store_is_empty_at_revision_one() {
+        let store = Store::new();
+        assert_eq!(store.revision(), 1);
+        assert_eq!(store.compact_revision(), 0);
+        assert_eq!(store.len(), 0);
+        assert!(store.is_empty());
+    }
+
+    #[test]
+    fn a_write_transaction_bumps_the_revision_once_for_all_its_ops() {
+        let mut store = Store::new();
+        let r = store.apply(&txn(vec![put("/a"), put("/b"), put("/a")]));
+        assert!(r.succeeded);
+        assert_eq!(r.revision, 2);
+        assert_eq!(store.revision(), 2);
+        let a = store.get("/a").unwrap();
+        let b = store.get("/b").unwrap();
+        assert_eq!((a.create_revision, a.mod_revision, a.version), (2, 2, 2));
+        assert_eq!((b.create_revision, b.mod_revision, b.version), (2, 2, 1));
+        assert_eq!(store.apply(&txn(vec![put("/b")])).revision, 3);
+    }
+
+    #[test]
+    fn versions_count_puts_since_creation_and_restart_after_a_delete() {
+        let mut store = Store::new();
+        store.apply(&txn(vec![put("/k")]));
+        store.apply(&txn(vec![put("/k")]));
+        let kv = store.get("/k").unwrap().clone();
+        assert_eq!((kv.create_revision, kv.mod_revision, kv.version), (2, 3, 2));
+        let r = store.apply(&txn(vec![del("/k")]));
+        assert_eq!(r.revision, 4);
+        assert_eq!(
+            r.results,
+            vec![OpResult::Delete {
+                deleted: vec![kv.clone()]
+            }]
+        );
+        assert!(store.get("/k").is_none());
+        store.apply(&txn(vec![put("/k")]));
+        let again = store.get("/k").unwrap();
+        assert_eq!(
+            (again.create_revision, again.mod_revision, again.version),
+            (5, 5, 1)
+        );
+    }
+
+    #[test]
+    fn read_only_and_empty_transactions_do_not_bump_the_revision() {
+        let mut store = Store::new();
+        store.apply(&txn(vec![put("/a")]));
+        assert_eq!(store.apply(&Txn::range("/a", false)).revision, 2);
+        assert_eq!(store.apply(&Txn::default()).revision, 2);
+        assert_eq!(store.revision(), 2);
+        assert_eq!(store.history_len(), 1);
+    }
+
+    #[test]
+    fn a_failed_compare_runs_the_failure_branch_and_does_not_bump_when_it_only_reads() {
+        let mut store = Store::new();
+        store.apply(&txn(vec![put("/a")]));
+        let guarded = Txn {
+            compare: vec![Compare {
+                key: "/a".into(),
+                target: CompareTarget::ModRevision,
+                value: 99,
+            }],
+            success: vec![put("/a")],
+            failure: vec![Op::Range {
+                key: "/a".into(),
+                prefix: false,
+            }],
+        };
+        let r = store.apply(&guarded);
+        assert!(!r.succeeded);
+        assert_eq!(r.revision, 2);
+        match &r.results[..] {
+            [OpResult::Range { kvs }] => assert_eq!(kvs[0].mod_revision, 2),
+            other => panic!("unexpected results {other:?}"),
+        }
+        let ok = Txn {
+            compare: vec![Compare {
+                key: "/a".into(),
+                target: CompareTarget::ModRevision,
+                value: 2,
+            }],
+            ..guarded
+        };
+        assert!(store.apply(&ok).succeeded);
+        assert_eq!(store.revision(), 3);
+    }
+
+    #[test]
+    fn a_missing_key_compares_as_zero_on_every_target() {
+        let mut store = Store::new();
+        let create_if_absent = |target| Txn {
+            compare: vec![Compare {
+                key: "/new".into(),
+                target,
+                value: 0,
+            }],
+            success: vec![put("/new")],
+            failure: vec![],
+        };
+        for target in [
+            CompareTarget::ModRevision,
+            CompareTarget::CreateRevision,
+            CompareTarget::Version,
+        ] {
+            let mut fresh = Store::new();
+            assert!(fresh.apply(&create_if_absent(target)).succeeded);
+        }
+        assert!(
+            store
+                .apply(&create_if_absent(CompareTarget::Version))
+                .succeeded
+        );
+        let second = store.apply(&create_if_absent(CompareTarget::Version));
+        assert!(!second.succeeded);
+        assert_eq!(second.revision, 2);
+    }
+
+    #[test]
+    fn a_prefix_range_returns_only_keys_under_the_prefix_in_key_order() {
+        let mut store = Store::new();
+        store.apply(&txn(vec![
+            put("/registry/pods/b"),
+            put("/registry/pods/a"),
+            put("/registry/podsx/c"),
+            put("/registry/pod"),
+            put("/registry/services/s"),
+        ]));
+        let kvs = range_kvs(&mut store, "/registry/pods/", true);
+        assert_eq!(keys(&kvs), vec!["/registry/pods/a", "/registry/pods/b"]);
+        assert_eq!(range_kvs(&mut store, "/registry/pod", false).len(), 1);
+        assert!(range_kvs(&mut store, "/registry/zzz/", true).is_empty());
+        assert_eq!(range_kvs(&mut store, "", true).len(), 5);
+    }
+
+    #[test]
+    fn deleting_a_missing_key_does_not_bump_the_revision() {
+        let mut store = Store::new();
+        let r = store.apply(&txn(vec![del("/nothing")]));
+        assert_eq!(r.revision, 1);
+        assert_eq!(r.results, vec![OpResult::Delete { deleted: vec![] }]);
+        assert_eq!(store.history_len(), 0);
+    }
+
+    #[test]
+    fn history_lists_events_in_revision_order_with_their_previous_values() {
+        let mut store = Store::new();
+        store.apply(&txn(vec![put("/p/a")]));
+        store.apply(&txn(vec![put("/q/x")]));
+        store.apply(&txn(vec![put("/p/a")]));
+        store.apply(&txn(vec![del("/p/a")]));
+        let events = store.events_since("/p/", 2).unwrap();
+        let summary: Vec<(EventType, u64, Option<u64>)> = events
+            .iter()
+            .map(|e| {
+                (
+                    e.kind,
+                    e.kv.mod_revision,
+                    e.prev.as_ref().map(|p| p.mod_revision),
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                (EventType::Put, 2, None),
+                (EventType::Put, 4, Some(2)),
+                (EventType::Delete, 5, Some(4)),
+            ]
+        );
+        assert_eq!(store.events_since("/p/", 5).unwrap().len(), 1);
+        assert!(store.events_since("/p/", 6).unwrap().is_empty());
+        assert!(store.events_since("/p/", 0).unwrap().is_empty());
+        assert_eq!(store.events_at(3).count(), 1);
+    }
+
+    #[test]
+    fn events_at_or_before_the_compact_revision_are_an_error() {
+        let mut store = Store::new();
+        for _ in 0..5 {
+            store.apply(&txn(vec![put("/a")]));
+        }
+        assert_eq!(store.compact(4), Ok(4));
+        assert_eq!(store.compact_revision(), 4);
+        assert_eq!(
+            store.events_since("/", 4),
+            Err(EtcdError::Compacted {
+                compact_revision: 4
+            })
+        );
+        let left = store.events_since("/", 5).unwrap();
+        assert_eq!(left.len(), 2);
+        assert_eq!(store.history_len(), 2);
+        assert!(store.compact(3).is_err());
+        assert_eq!(store.compact(100), Ok(6));
+        assert_eq!(store.history_len(), 0);
+        assert_eq!(store.len(), 1);
+    }
+
+    #[test]
+    fn restoring_a_snapshot_rolls_back_keys_and_revision() {
+        let mut store = Store::new();
+        store.apply(&txn(vec![put("/a"), put("/b")]));
+        let snap = store.snapshot();
+        store.apply(&txn(vec![del("/a"), put("/c")]));
+        store.apply(&txn(vec![put("/b")]));
+        assert_eq!(store.revision(), 4);
+        let mut restored = Store::restore(snap.clone());
+        assert_eq!(restored.revision(), 2);
+        assert_eq!(restored.len(), 2);
+        assert!(restored.get("/c").is_none());
+        assert_eq!(restored.get("/b").unwrap().version, 1);
+        assert_eq!(restored.snapshot().keys, snap.keys);
+        assert!(restored.events_since("/", 2).is_err());
+        assert_eq!(restored.apply(&txn(vec![put("/d")])).revision, 3);
+    }
+}
