@@ -1,1 +1,17 @@
-//! The one integration test binary: scenario files, kubectl output, determinism.
+//! The one integration test binary: the cluster end to end, kubectl output, determinism.
+
+mod apiserver_path;
+mod determinism;
+
+use kubeglass::cluster::Cluster;
+
+/// Runs one kubectl line in `cluster` and returns (output, exit code).
+pub fn kubectl(cluster: &mut Cluster, line: &str) -> (String, Option<i32>) {
+    let r = cluster.kubectl(line, None, 120_000);
+    (r.output, r.exit)
+}
+
+pub fn apply(cluster: &mut Cluster, manifest: &str) -> (String, Option<i32>) {
+    let r = cluster.kubectl("apply -f -", Some(manifest.to_string()), 120_000);
+    (r.output, r.exit)
+}

@@ -3,10 +3,10 @@
 //! discovery and storage layout have them (`test/integration/etcd/data.go` for the keys).
 
 use k8s_openapi::api::{
-    admissionregistration::v1 as admissionregistration, apps::v1 as apps,
-    autoscaling::v2 as autoscaling, batch::v1 as batch, coordination::v1 as coordination,
-    core::v1 as core, discovery::v1 as discovery, networking::v1 as networking,
-    policy::v1 as policy, rbac::v1 as rbac, scheduling::v1 as scheduling, storage::v1 as storage,
+    admissionregistration::v1 as admissionregistration, apps::v1 as apps, autoscaling::v2 as autoscaling,
+    batch::v1 as batch, coordination::v1 as coordination, core::v1 as core, discovery::v1 as discovery,
+    networking::v1 as networking, policy::v1 as policy, rbac::v1 as rbac, scheduling::v1 as scheduling,
+    storage::v1 as storage,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
@@ -168,10 +168,7 @@ kinds! {
 
 impl Kind {
     pub fn info(self) -> &'static ResourceInfo {
-        RESOURCES
-            .iter()
-            .find(|r| r.kind == self)
-            .expect("every Kind has a ResourceInfo row")
+        RESOURCES.iter().find(|r| r.kind == self).expect("every Kind has a ResourceInfo row")
     }
 }
 
@@ -202,11 +199,7 @@ impl Object {
     }
 
     pub fn resource_version(&self) -> u64 {
-        self.meta()
-            .resource_version
-            .as_deref()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
+        self.meta().resource_version.as_deref().and_then(|v| v.parse().ok()).unwrap_or(0)
     }
 }
 
@@ -224,18 +217,14 @@ pub fn lookup(name: &str) -> Option<&'static ResourceInfo> {
                 || r.short_names.contains(&base.as_str())
                 || r.kind.name().eq_ignore_ascii_case(&base))
             && group.as_deref().is_none_or(|g| {
-                g == r.group
-                    || (r.group.starts_with(g) && g.contains('.'))
-                    || r.group.split('.').next() == Some(g)
+                g == r.group || (r.group.starts_with(g) && g.contains('.')) || r.group.split('.').next() == Some(g)
             })
     })
 }
 
 /// Finds the resource for an `apiVersion` + `kind` pair, as a manifest names it.
 pub fn lookup_kind(api_version: &str, kind: &str) -> Option<&'static ResourceInfo> {
-    RESOURCES
-        .iter()
-        .find(|r| r.kind.name() == kind && r.api_version() == api_version)
+    RESOURCES.iter().find(|r| r.kind.name() == kind && r.api_version() == api_version)
 }
 
 impl ResourceInfo {
@@ -250,30 +239,15 @@ mod tests {
 
     #[test]
     fn keys_follow_the_apiservers_etcd_layout() {
-        assert_eq!(
-            Kind::Pod.info().key(Some("default"), "nginx"),
-            "/registry/pods/default/nginx"
-        );
-        assert_eq!(
-            Kind::Node.info().key(None, "node01"),
-            "/registry/minions/node01"
-        );
-        assert_eq!(
-            Kind::Service.info().key(Some("default"), "web"),
-            "/registry/services/specs/default/web"
-        );
-        assert_eq!(
-            Kind::Endpoints.info().key(Some("default"), "web"),
-            "/registry/services/endpoints/default/web"
-        );
+        assert_eq!(Kind::Pod.info().key(Some("default"), "nginx"), "/registry/pods/default/nginx");
+        assert_eq!(Kind::Node.info().key(None, "node01"), "/registry/minions/node01");
+        assert_eq!(Kind::Service.info().key(Some("default"), "web"), "/registry/services/specs/default/web");
+        assert_eq!(Kind::Endpoints.info().key(Some("default"), "web"), "/registry/services/endpoints/default/web");
         assert_eq!(
             Kind::Deployment.info().key(Some("kube-system"), "coredns"),
             "/registry/deployments/kube-system/coredns"
         );
-        assert_eq!(
-            Kind::Namespace.info().key(Some("ignored"), "dev"),
-            "/registry/namespaces/dev"
-        );
+        assert_eq!(Kind::Namespace.info().key(Some("ignored"), "dev"), "/registry/namespaces/dev");
     }
 
     #[test]
@@ -282,17 +256,11 @@ mod tests {
             assert_eq!(lookup(name).map(|r| r.kind), Some(Kind::Pod), "{name}");
         }
         assert_eq!(lookup("deploy").map(|r| r.kind), Some(Kind::Deployment));
-        assert_eq!(
-            lookup("deployments.apps").map(|r| r.kind),
-            Some(Kind::Deployment)
-        );
+        assert_eq!(lookup("deployments.apps").map(|r| r.kind), Some(Kind::Deployment));
         assert_eq!(lookup("svc").map(|r| r.kind), Some(Kind::Service));
         assert_eq!(lookup("bindings"), None);
         assert_eq!(lookup("widgets"), None);
-        assert_eq!(
-            lookup_kind("apps/v1", "Deployment").map(|r| r.kind),
-            Some(Kind::Deployment)
-        );
+        assert_eq!(lookup_kind("apps/v1", "Deployment").map(|r| r.kind), Some(Kind::Deployment));
         assert_eq!(lookup_kind("v1", "Deployment"), None);
     }
 

@@ -56,17 +56,9 @@ pub fn parse_documents(text: &str, source: &str) -> Result<Vec<Document>, Manife
         }
         check_type_meta(&value, source, line)?;
         if value.get("kind").and_then(Value::as_str) == Some("List") {
-            for item in value
-                .get("items")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
+            for item in value.get("items").and_then(Value::as_array).into_iter().flatten() {
                 check_type_meta(item, source, line)?;
-                docs.push(Document {
-                    value: item.clone(),
-                    line,
-                });
+                docs.push(Document { value: item.clone(), line });
             }
         } else {
             docs.push(Document { value, line });
@@ -96,10 +88,7 @@ fn check_type_meta(value: &Value, source: &str, line: usize) -> Result<(), Manif
         column: None,
     }
     };
-    match (
-        value.get("apiVersion").and_then(Value::as_str),
-        value.get("kind").and_then(Value::as_str),
-    ) {
+    match (value.get("apiVersion").and_then(Value::as_str), value.get("kind").and_then(Value::as_str)) {
         (_, None) | (_, Some("")) => Err(missing("kind")),
         (None, _) | (Some(""), _) => Err(missing("apiVersion")),
         _ => Ok(()),
@@ -123,17 +112,12 @@ fn document_start_lines(text: &str) -> Vec<usize> {
 
 /// kubectl's wording for YAML syntax errors: `error parsing STDIN: error converting YAML to JSON: yaml: line 3: …`.
 fn yaml_error(e: &serde_yaml::Error, source: &str) -> ManifestError {
-    let (line, column) = e
-        .location()
-        .map(|l| (Some(l.line()), Some(l.column())))
-        .unwrap_or((None, None));
+    let (line, column) = e.location().map(|l| (Some(l.line()), Some(l.column()))).unwrap_or((None, None));
     let text = e.to_string();
     let detail = text.split(" at line ").next().unwrap_or(&text).to_string();
     let at = line.map(|l| format!("line {l}: ")).unwrap_or_default();
     ManifestError {
-        message: format!(
-            "error parsing {source}: error converting YAML to JSON: yaml: {at}{detail}"
-        ),
+        message: format!("error parsing {source}: error converting YAML to JSON: yaml: {at}{detail}"),
         line,
         column,
     }
@@ -141,16 +125,10 @@ fn yaml_error(e: &serde_yaml::Error, source: &str) -> ManifestError {
 
 /// The apiserver's strict decode of a request body into `kind`'s type (`fieldValidation=Strict`, kubectl's default).
 pub fn decode_strict(value: &Value) -> Result<Object, Status> {
-    let api_version = value
-        .get("apiVersion")
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     let kind = value.get("kind").and_then(Value::as_str).unwrap_or("");
-    let info = lookup_kind(api_version, kind).ok_or_else(|| {
-        Status::bad_request(format!(
-            "no kind {kind:?} is registered for version {api_version:?}"
-        ))
-    })?;
+    let info = lookup_kind(api_version, kind)
+        .ok_or_else(|| Status::bad_request(format!("no kind {kind:?} is registered for version {api_version:?}")))?;
     let version = info.version;
     let prefix = format!("{kind} in version {version:?} cannot be handled as a {kind}");
     let object = Object::from_json_as(info.kind, value.clone())
@@ -158,14 +136,8 @@ pub fn decode_strict(value: &Value) -> Result<Object, Status> {
     let mut unknown = Vec::new();
     unknown_fields(value, &object.to_json(), "", &mut unknown);
     if !unknown.is_empty() {
-        let list: Vec<String> = unknown
-            .iter()
-            .map(|f| format!("unknown field {f:?}"))
-            .collect();
-        return Err(Status::bad_request(format!(
-            "{prefix}: strict decoding error: {}",
-            list.join(", ")
-        )));
+        let list: Vec<String> = unknown.iter().map(|f| format!("unknown field {f:?}")).collect();
+        return Err(Status::bad_request(format!("{prefix}: strict decoding error: {}", list.join(", "))));
     }
     Ok(object)
 }
@@ -175,11 +147,7 @@ fn unknown_fields(input: &Value, typed: &Value, path: &str, out: &mut Vec<String
     match (input, typed) {
         (Value::Object(i), Value::Object(t)) => {
             for (k, v) in i {
-                let p = if path.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{path}.{k}")
-                };
+                let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
                 match t.get(k) {
                     Some(tv) => unknown_fields(v, tv, &p, out),
                     None if v.is_null() => {}
@@ -242,9 +210,7 @@ fn go_json_error(e: &serde_json::Error, kind: &str) -> String {
             e if e.contains("map") || e.starts_with("struct") => "struct",
             e => e,
         };
-        return format!(
-            "json: cannot unmarshal {found} into Go value of type {go_type} (in {kind})"
-        );
+        return format!("json: cannot unmarshal {found} into Go value of type {go_type} (in {kind})");
     }
     text.to_string()
 }
@@ -264,14 +230,9 @@ mod tests {
 
     #[test]
     fn yaml_syntax_errors_read_like_kubectls() {
-        let err = parse_documents(
-            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n   bad: [\n",
-            "STDIN",
-        )
-        .unwrap_err();
+        let err = parse_documents("apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n   bad: [\n", "STDIN").unwrap_err();
         assert!(
-            err.message
-                .starts_with("error parsing STDIN: error converting YAML to JSON: yaml: line "),
+            err.message.starts_with("error parsing STDIN: error converting YAML to JSON: yaml: line "),
             "{}",
             err.message
         );
@@ -302,6 +263,12 @@ mod tests {
     fn strict_decoding_reports_wrong_types() {
         let v: Value = serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}, "spec": {"replicas": "three"}});
         let err = decode_strict(&v).unwrap_err();
-        assert!(err.message.starts_with("Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot unmarshal string"), "{}", err.message);
+        assert!(
+            err.message.starts_with(
+                "Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot unmarshal string"
+            ),
+            "{}",
+            err.message
+        );
     }
 }

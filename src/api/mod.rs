@@ -9,9 +9,7 @@ pub mod selector;
 pub mod status;
 
 pub use kinds::{lookup, lookup_kind, Kind, Object, ResourceInfo, RESOURCES};
-pub use request::{
-    ApiRequest, ApiResponse, Credentials, Params, PatchBody, Verb, WatchEvent, WatchEventType,
-};
+pub use request::{ApiRequest, ApiResponse, Credentials, Params, PatchBody, Verb, WatchEvent, WatchEventType};
 pub use status::{Cause, Reason, Status};
 
 pub use k8s_openapi::api;

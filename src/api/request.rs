@@ -47,10 +47,7 @@ impl Verb {
     }
 
     pub fn is_write(self) -> bool {
-        matches!(
-            self,
-            Verb::Create | Verb::Update | Verb::Patch | Verb::Delete | Verb::DeleteCollection
-        )
+        matches!(self, Verb::Create | Verb::Update | Verb::Patch | Verb::Delete | Verb::DeleteCollection)
     }
 }
 
@@ -60,10 +57,7 @@ pub enum Credentials {
     /// `Authorization: Bearer <token>` (user tokens and service account tokens).
     Token(String),
     /// A client certificate: CN is the user name, O entries are groups.
-    ClientCert {
-        common_name: String,
-        organizations: Vec<String>,
-    },
+    ClientCert { common_name: String, organizations: Vec<String> },
     /// No credentials at all.
     Anonymous,
 }
@@ -114,11 +108,7 @@ pub struct ApiRequest {
 }
 
 impl ApiRequest {
-    pub fn new(
-        credentials: Credentials,
-        verb: Verb,
-        resource: &'static ResourceInfo,
-    ) -> ApiRequest {
+    pub fn new(credentials: Credentials, verb: Verb, resource: &'static ResourceInfo) -> ApiRequest {
         ApiRequest {
             credentials,
             impersonate: None,
@@ -135,11 +125,7 @@ impl ApiRequest {
     }
 
     pub fn namespace(mut self, ns: Option<&str>) -> ApiRequest {
-        self.namespace = if self.resource.namespaced {
-            ns.map(str::to_string)
-        } else {
-            None
-        };
+        self.namespace = if self.resource.namespaced { ns.map(str::to_string) } else { None };
         self
     }
 
@@ -171,11 +157,8 @@ impl ApiRequest {
     /// The URL path the real apiserver would serve this at (`/api/v1/namespaces/default/pods/x`).
     pub fn path(&self) -> String {
         let r = self.resource;
-        let mut p = if r.group.is_empty() {
-            format!("/api/{}", r.version)
-        } else {
-            format!("/apis/{}/{}", r.group, r.version)
-        };
+        let mut p =
+            if r.group.is_empty() { format!("/api/{}", r.version) } else { format!("/apis/{}/{}", r.group, r.version) };
         if let Some(ns) = &self.namespace {
             p.push_str("/namespaces/");
             p.push_str(ns);

@@ -125,22 +125,13 @@ fn parse_requirement(part: &str) -> Result<Requirement, String> {
         return Ok(Requirement::DoesNotExist(valid_key(key.trim())?));
     }
     if let Some((k, v)) = part.split_once("!=") {
-        return Ok(Requirement::NotEquals(
-            valid_key(k.trim())?,
-            v.trim().to_string(),
-        ));
+        return Ok(Requirement::NotEquals(valid_key(k.trim())?, v.trim().to_string()));
     }
     if let Some((k, v)) = part.split_once("==") {
-        return Ok(Requirement::Equals(
-            valid_key(k.trim())?,
-            v.trim().to_string(),
-        ));
+        return Ok(Requirement::Equals(valid_key(k.trim())?, v.trim().to_string()));
     }
     if let Some((k, v)) = part.split_once('=') {
-        return Ok(Requirement::Equals(
-            valid_key(k.trim())?,
-            v.trim().to_string(),
-        ));
+        return Ok(Requirement::Equals(valid_key(k.trim())?, v.trim().to_string()));
     }
     let words: Vec<&str> = part.splitn(2, char::is_whitespace).collect();
     if words.len() == 2 {
@@ -157,17 +148,9 @@ fn parse_requirement(part: &str) -> Result<Requirement, String> {
             .strip_prefix('(')
             .and_then(|l| l.strip_suffix(')'))
             .ok_or_else(|| format!("unable to parse requirement: found '{list}', expected: '('"))?;
-        let values: Vec<String> = inner
-            .split(',')
-            .map(|v| v.trim().to_string())
-            .filter(|v| !v.is_empty())
-            .collect();
+        let values: Vec<String> = inner.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect();
         let key = valid_key(words[0])?;
-        return Ok(if op == "in" {
-            Requirement::In(key, values)
-        } else {
-            Requirement::NotIn(key, values)
-        });
+        return Ok(if op == "in" { Requirement::In(key, values) } else { Requirement::NotIn(key, values) });
     }
     Ok(Requirement::Exists(valid_key(part)?))
 }
@@ -176,9 +159,7 @@ fn valid_key(key: &str) -> Result<String, String> {
     let name = key.rsplit('/').next().unwrap_or(key);
     let ok = !name.is_empty()
         && name.len() <= 63
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
         && name.starts_with(|c: char| c.is_ascii_alphanumeric())
         && name.ends_with(|c: char| c.is_ascii_alphanumeric());
     if ok {
@@ -215,20 +196,10 @@ impl FieldSelector {
             } else if let Some((f, v)) = part.split_once('=') {
                 (f, v, false)
             } else {
-                return Err(format!(
-                    "invalid selector: '{text}'; can't understand '{part}'"
-                ));
+                return Err(format!("invalid selector: '{text}'; can't understand '{part}'"));
             };
-            let field = if field.trim() == "spec.host" {
-                "spec.nodeName"
-            } else {
-                field.trim()
-            };
-            terms.push(FieldTerm {
-                field: field.to_string(),
-                value: value.trim().to_string(),
-                negated,
-            });
+            let field = if field.trim() == "spec.host" { "spec.nodeName" } else { field.trim() };
+            terms.push(FieldTerm { field: field.to_string(), value: value.trim().to_string(), negated });
         }
         Ok(FieldSelector { terms })
     }
@@ -252,10 +223,7 @@ impl FieldSelector {
 
     /// The value this selector requires for `field` with `=` (used to index watchers by node name).
     pub fn required_value(&self, field: &str) -> Option<&str> {
-        self.terms
-            .iter()
-            .find(|t| t.field == field && !t.negated)
-            .map(|t| t.value.as_str())
+        self.terms.iter().find(|t| t.field == field && !t.negated).map(|t| t.value.as_str())
     }
 }
 
@@ -312,35 +280,18 @@ pub fn field_value(obj: &Object, field: &str) -> Option<String> {
             let status = p.status.as_ref();
             Some(match field {
                 "spec.nodeName" => spec.and_then(|s| s.node_name.clone()).unwrap_or_default(),
-                "spec.restartPolicy" => spec
-                    .and_then(|s| s.restart_policy.clone())
-                    .unwrap_or_default(),
-                "spec.schedulerName" => spec
-                    .and_then(|s| s.scheduler_name.clone())
-                    .unwrap_or_default(),
-                "spec.serviceAccountName" => spec
-                    .and_then(|s| s.service_account_name.clone())
-                    .unwrap_or_default(),
-                "spec.hostNetwork" => spec
-                    .and_then(|s| s.host_network)
-                    .unwrap_or(false)
-                    .to_string(),
+                "spec.restartPolicy" => spec.and_then(|s| s.restart_policy.clone()).unwrap_or_default(),
+                "spec.schedulerName" => spec.and_then(|s| s.scheduler_name.clone()).unwrap_or_default(),
+                "spec.serviceAccountName" => spec.and_then(|s| s.service_account_name.clone()).unwrap_or_default(),
+                "spec.hostNetwork" => spec.and_then(|s| s.host_network).unwrap_or(false).to_string(),
                 "status.phase" => status.and_then(|s| s.phase.clone()).unwrap_or_default(),
                 "status.podIP" => status.and_then(|s| s.pod_ip.clone()).unwrap_or_default(),
-                "status.nominatedNodeName" => status
-                    .and_then(|s| s.nominated_node_name.clone())
-                    .unwrap_or_default(),
+                "status.nominatedNodeName" => status.and_then(|s| s.nominated_node_name.clone()).unwrap_or_default(),
                 _ => return None,
             })
         }
         Object::Node(n) => match field {
-            "spec.unschedulable" => Some(
-                n.spec
-                    .as_ref()
-                    .and_then(|s| s.unschedulable)
-                    .unwrap_or(false)
-                    .to_string(),
-            ),
+            "spec.unschedulable" => Some(n.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false).to_string()),
             _ => None,
         },
         Object::Event(e) => Some(match field {
@@ -351,21 +302,14 @@ pub fn field_value(obj: &Object, field: &str) -> Option<String> {
             "involvedObject.fieldPath" => e.involved_object.field_path.clone().unwrap_or_default(),
             "reason" => e.reason.clone().unwrap_or_default(),
             "type" => e.type_.clone().unwrap_or_default(),
-            "source" => e
-                .source
-                .as_ref()
-                .and_then(|s| s.component.clone())
-                .unwrap_or_default(),
+            "source" => e.source.as_ref().and_then(|s| s.component.clone()).unwrap_or_default(),
             "reportingComponent" => e.reporting_component.clone().unwrap_or_default(),
             _ => return None,
         }),
         Object::Secret(s) => (field == "type").then(|| s.type_.clone().unwrap_or_default()),
-        Object::Namespace(n) => (field == "status.phase").then(|| {
-            n.status
-                .as_ref()
-                .and_then(|s| s.phase.clone())
-                .unwrap_or_default()
-        }),
+        Object::Namespace(n) => {
+            (field == "status.phase").then(|| n.status.as_ref().and_then(|s| s.phase.clone()).unwrap_or_default())
+        }
         _ => None,
     }
 }
@@ -375,33 +319,16 @@ mod tests {
     use super::*;
 
     fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
     }
 
     #[test]
     fn label_selectors_parse_every_operator() {
-        let s =
-            LabelSelector::parse("app=web,tier!=db,env in (prod, staging),!legacy,gpu").unwrap();
+        let s = LabelSelector::parse("app=web,tier!=db,env in (prod, staging),!legacy,gpu").unwrap();
         assert_eq!(s.requirements.len(), 5);
-        assert!(s.matches(Some(&labels(&[
-            ("app", "web"),
-            ("env", "prod"),
-            ("gpu", "")
-        ]))));
-        assert!(!s.matches(Some(&labels(&[
-            ("app", "web"),
-            ("env", "dev"),
-            ("gpu", "")
-        ]))));
-        assert!(!s.matches(Some(&labels(&[
-            ("app", "web"),
-            ("env", "prod"),
-            ("gpu", ""),
-            ("legacy", "y")
-        ]))));
+        assert!(s.matches(Some(&labels(&[("app", "web"), ("env", "prod"), ("gpu", "")]))));
+        assert!(!s.matches(Some(&labels(&[("app", "web"), ("env", "dev"), ("gpu", "")]))));
+        assert!(!s.matches(Some(&labels(&[("app", "web"), ("env", "prod"), ("gpu", ""), ("legacy", "y")]))));
         assert!(LabelSelector::parse("").unwrap().matches(None));
         assert!(LabelSelector::parse("a notin (x)").unwrap().matches(None));
         assert!(LabelSelector::parse("-bad-=x").is_err());
@@ -410,10 +337,7 @@ mod tests {
     #[test]
     fn field_selectors_reject_unsupported_fields() {
         let f = FieldSelector::parse("spec.foo=bar").unwrap();
-        assert_eq!(
-            f.check_supported(Kind::Pod),
-            Err("field label not supported: spec.foo".to_string())
-        );
+        assert_eq!(f.check_supported(Kind::Pod), Err("field label not supported: spec.foo".to_string()));
         let f = FieldSelector::parse("spec.host=node01,status.phase!=Failed").unwrap();
         assert_eq!(f.check_supported(Kind::Pod), Ok(()));
         assert_eq!(f.required_value("spec.nodeName"), Some("node01"));

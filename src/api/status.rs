@@ -55,10 +55,7 @@ pub struct Cause {
 
 impl Cause {
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Cause {
-        Cause {
-            field: field.into(),
-            message: message.into(),
-        }
+        Cause { field: field.into(), message: message.into() }
     }
 
     pub fn required(field: impl Into<String>) -> Cause {
@@ -94,14 +91,7 @@ pub struct Status {
 
 impl Status {
     fn new(code: u16, reason: Reason, message: impl Into<String>) -> Status {
-        Status {
-            code,
-            reason,
-            message: message.into(),
-            kind: String::new(),
-            name: String::new(),
-            causes: Vec::new(),
-        }
+        Status { code, reason, message: message.into(), kind: String::new(), name: String::new(), causes: Vec::new() }
     }
 
     /// 401 from the authentication filter; the body's message is just `Unauthorized`.
@@ -111,21 +101,13 @@ impl Status {
 
     /// `pods "x" not found` (resource qualified with its group).
     pub fn not_found(qualified_resource: &str, name: &str) -> Status {
-        let mut s = Status::new(
-            404,
-            Reason::NotFound,
-            format!("{qualified_resource} {name:?} not found"),
-        );
+        let mut s = Status::new(404, Reason::NotFound, format!("{qualified_resource} {name:?} not found"));
         s.name = name.to_string();
         s
     }
 
     pub fn already_exists(qualified_resource: &str, name: &str) -> Status {
-        let mut s = Status::new(
-            409,
-            Reason::AlreadyExists,
-            format!("{qualified_resource} {name:?} already exists"),
-        );
+        let mut s = Status::new(409, Reason::AlreadyExists, format!("{qualified_resource} {name:?} already exists"));
         s.name = name.to_string();
         s
     }
@@ -149,35 +131,16 @@ impl Status {
 
     /// `pods "x" is forbidden: <detail>`, or `pods is forbidden: <detail>` without a name.
     pub fn forbidden(qualified_resource: &str, name: &str, detail: &str) -> Status {
-        let subject = if name.is_empty() {
-            qualified_resource.to_string()
-        } else {
-            format!("{qualified_resource} {name:?}")
-        };
-        Status::new(
-            403,
-            Reason::Forbidden,
-            format!("{subject} is forbidden: {detail}"),
-        )
+        let subject =
+            if name.is_empty() { qualified_resource.to_string() } else { format!("{qualified_resource} {name:?}") };
+        Status::new(403, Reason::Forbidden, format!("{subject} is forbidden: {detail}"))
     }
 
     /// 422: `Deployment.apps "web" is invalid: spec.selector: Required value` (`kind` is the kubectl-facing Kind).
     pub fn invalid(group_kind: &str, kind: &str, name: &str, causes: Vec<Cause>) -> Status {
-        let joined = causes
-            .iter()
-            .map(Cause::render)
-            .collect::<Vec<_>>()
-            .join(", ");
-        let joined = if causes.len() > 1 {
-            format!("[{joined}]")
-        } else {
-            joined
-        };
-        let mut s = Status::new(
-            422,
-            Reason::Invalid,
-            format!("{group_kind} {name:?} is invalid: {joined}"),
-        );
+        let joined = causes.iter().map(Cause::render).collect::<Vec<_>>().join(", ");
+        let joined = if causes.len() > 1 { format!("[{joined}]") } else { joined };
+        let mut s = Status::new(422, Reason::Invalid, format!("{group_kind} {name:?} is invalid: {joined}"));
         s.kind = kind.to_string();
         s.name = name.to_string();
         s.causes = causes;
@@ -197,19 +160,12 @@ impl Status {
         Status::new(
             410,
             Reason::Expired,
-            format!(
-                "too old resource version: {requested} ({})",
-                oldest.saturating_sub(1)
-            ),
+            format!("too old resource version: {requested} ({})", oldest.saturating_sub(1)),
         )
     }
 
     pub fn internal(message: impl Into<String>) -> Status {
-        Status::new(
-            500,
-            Reason::InternalError,
-            format!("Internal error occurred: {}", message.into()),
-        )
+        Status::new(500, Reason::InternalError, format!("Internal error occurred: {}", message.into()))
     }
 
     /// A storage error the apiserver does not classify (e.g. `etcdserver: request timed out`): 500, no reason.
@@ -228,10 +184,7 @@ impl Status {
     /// The line kubectl prints for this status (`StandardErrorMessage` in kubectl's helpers.go).
     pub fn kubectl_line(&self) -> String {
         match self.reason {
-            Reason::Unauthorized => format!(
-                "error: You must be logged in to the server ({})",
-                self.message
-            ),
+            Reason::Unauthorized => format!("error: You must be logged in to the server ({})", self.message),
             Reason::Invalid if !self.causes.is_empty() => self.invalid_lines(),
             Reason::Unknown => format!("Error from server: {}", self.message),
             reason => format!("Error from server ({}): {}", reason.as_str(), self.message),
@@ -251,12 +204,7 @@ impl Status {
             format!("The {} {:?} is invalid: {}", self.kind, self.name, seen[0])
         } else {
             let bullets: Vec<String> = seen.iter().map(|l| format!("* {l}")).collect();
-            format!(
-                "The {} {:?} is invalid: \n{}",
-                self.kind,
-                self.name,
-                bullets.join("\n")
-            )
+            format!("The {} {:?} is invalid: \n{}", self.kind, self.name, bullets.join("\n"))
         }
     }
 
@@ -290,46 +238,27 @@ mod tests {
             Status::not_found("deployments.apps", "web").kubectl_line(),
             r#"Error from server (NotFound): deployments.apps "web" not found"#
         );
-        assert_eq!(
-            Status::unauthorized().kubectl_line(),
-            "error: You must be logged in to the server (Unauthorized)"
-        );
+        assert_eq!(Status::unauthorized().kubectl_line(), "error: You must be logged in to the server (Unauthorized)");
         assert_eq!(
             Status::storage("etcdserver: request timed out").kubectl_line(),
             "Error from server: etcdserver: request timed out"
         );
         assert_eq!(
-            Status::already_exists("pods", "x")
-                .with_source("creating", "pod.yaml")
-                .kubectl_line(),
+            Status::already_exists("pods", "x").with_source("creating", "pod.yaml").kubectl_line(),
             r#"Error from server (AlreadyExists): error when creating "pod.yaml": pods "x" already exists"#
         );
     }
 
     #[test]
     fn invalid_lists_one_cause_inline_and_several_as_bullets() {
-        let one = Status::invalid(
-            "Deployment.apps",
-            "Deployment",
-            "web",
-            vec![Cause::required("spec.selector")],
-        );
-        assert_eq!(
-            one.message,
-            r#"Deployment.apps "web" is invalid: spec.selector: Required value"#
-        );
-        assert_eq!(
-            one.kubectl_line(),
-            r#"The Deployment "web" is invalid: spec.selector: Required value"#
-        );
+        let one = Status::invalid("Deployment.apps", "Deployment", "web", vec![Cause::required("spec.selector")]);
+        assert_eq!(one.message, r#"Deployment.apps "web" is invalid: spec.selector: Required value"#);
+        assert_eq!(one.kubectl_line(), r#"The Deployment "web" is invalid: spec.selector: Required value"#);
         let two = Status::invalid(
             "Pod",
             "Pod",
             "p",
-            vec![
-                Cause::required("spec.containers[0].image"),
-                Cause::required("spec.containers[0].name"),
-            ],
+            vec![Cause::required("spec.containers[0].image"), Cause::required("spec.containers[0].name")],
         );
         assert_eq!(
             two.kubectl_line(),
@@ -339,10 +268,7 @@ mod tests {
 
     #[test]
     fn expired_names_the_oldest_revision_minus_one() {
-        assert_eq!(
-            Status::expired(5, 120).message,
-            "too old resource version: 5 (119)"
-        );
+        assert_eq!(Status::expired(5, 120).message, "too old resource version: 5 (119)");
         assert_eq!(Status::expired(5, 120).code, 410);
     }
 }

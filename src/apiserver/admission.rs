@@ -49,9 +49,7 @@ fn namespace_lifecycle(req: &AdmissionRequest, cache: &WatchCache) -> Result<(),
             Err(Status::forbidden(
                 &req.kind.info().qualified(),
                 req.name,
-                &format!(
-                    "unable to create new content in namespace {ns} because it is being terminated"
-                ),
+                &format!("unable to create new content in namespace {ns} because it is being terminated"),
             ))
         }
         _ => Ok(()),
@@ -61,11 +59,7 @@ fn namespace_lifecycle(req: &AdmissionRequest, cache: &WatchCache) -> Result<(),
 /// ServiceAccount: pods run as `default` unless they name another account.
 fn service_account(pod: &mut crate::api::api::core::v1::Pod) {
     if let Some(spec) = pod.spec.as_mut() {
-        if spec
-            .service_account_name
-            .as_deref()
-            .is_none_or(str::is_empty)
-        {
+        if spec.service_account_name.as_deref().is_none_or(str::is_empty) {
             spec.service_account_name = Some("default".to_string());
         }
     }
@@ -77,18 +71,11 @@ fn default_toleration_seconds(pod: &mut crate::api::api::core::v1::Pod) {
         return;
     };
     let tolerations = spec.tolerations.get_or_insert_with(Vec::new);
-    for key in [
-        "node.kubernetes.io/not-ready",
-        "node.kubernetes.io/unreachable",
-    ] {
+    for key in ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"] {
         let tolerated = tolerations.iter().any(|t| {
             let key_ok = t.key.as_deref() == Some(key)
-                || (t.key.as_deref().unwrap_or("").is_empty()
-                    && t.operator.as_deref() == Some("Exists"));
-            let effect_ok = t
-                .effect
-                .as_deref()
-                .is_none_or(|e| e.is_empty() || e == "NoExecute");
+                || (t.key.as_deref().unwrap_or("").is_empty() && t.operator.as_deref() == Some("Exists"));
+            let effect_ok = t.effect.as_deref().is_none_or(|e| e.is_empty() || e == "NoExecute");
             key_ok && effect_ok
         });
         if !tolerated {
@@ -119,11 +106,7 @@ fn priority(pod: &mut crate::api::api::core::v1::Pod, cache: &WatchCache) -> Res
                 pc.value
             }
             _ => {
-                return Err(Status::forbidden(
-                    "pods",
-                    &name,
-                    &format!("no PriorityClass with name {class} was found"),
-                ))
+                return Err(Status::forbidden("pods", &name, &format!("no PriorityClass with name {class} was found")))
             }
         },
     };

@@ -27,26 +27,13 @@ pub struct Authenticator {
 
 impl Authenticator {
     pub fn add_token(&mut self, token: &str, name: &str, groups: &[String]) {
-        self.tokens.insert(
-            token.to_string(),
-            UserInfo {
-                name: name.to_string(),
-                groups: groups.to_vec(),
-            },
-        );
+        self.tokens.insert(token.to_string(), UserInfo { name: name.to_string(), groups: groups.to_vec() });
     }
 
     /// A service account token for `namespace/name` (what the token controller would mint).
     pub fn add_service_account(&mut self, token: &str, namespace: &str, name: &str) {
-        let groups = vec![
-            "system:serviceaccounts".to_string(),
-            format!("system:serviceaccounts:{namespace}"),
-        ];
-        self.add_token(
-            token,
-            &format!("system:serviceaccount:{namespace}:{name}"),
-            &groups,
-        );
+        let groups = vec!["system:serviceaccounts".to_string(), format!("system:serviceaccounts:{namespace}")];
+        self.add_token(token, &format!("system:serviceaccount:{namespace}:{name}"), &groups);
     }
 
     /// The user behind the credentials, with `system:authenticated`; None means 401.
@@ -55,13 +42,9 @@ impl Authenticator {
             Credentials::Token(t) => self.tokens.get(t)?.clone(),
             // Every client certificate in a simulated cluster is signed by the cluster CA (the simulation never
             // forges one), so its subject is trusted as is.
-            Credentials::ClientCert {
-                common_name,
-                organizations,
-            } => UserInfo {
-                name: common_name.clone(),
-                groups: organizations.clone(),
-            },
+            Credentials::ClientCert { common_name, organizations } => {
+                UserInfo { name: common_name.clone(), groups: organizations.clone() }
+            }
             Credentials::Anonymous => return None,
         };
         if !user.in_group("system:authenticated") {
@@ -79,14 +62,10 @@ mod tests {
     fn tokens_and_certificates_authenticate_and_unknown_tokens_do_not() {
         let mut a = Authenticator::default();
         a.add_token("jane-token", "jane", &["dev".to_string()]);
-        let jane = a
-            .authenticate(&Credentials::Token("jane-token".into()))
-            .unwrap();
+        let jane = a.authenticate(&Credentials::Token("jane-token".into())).unwrap();
         assert_eq!(jane.name, "jane");
         assert_eq!(jane.groups, vec!["dev", "system:authenticated"]);
-        assert!(a
-            .authenticate(&Credentials::Token("wrong".into()))
-            .is_none());
+        assert!(a.authenticate(&Credentials::Token("wrong".into())).is_none());
         assert!(a.authenticate(&Credentials::Anonymous).is_none());
         let admin = a
             .authenticate(&Credentials::ClientCert {

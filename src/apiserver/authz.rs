@@ -30,18 +30,13 @@ impl Attributes<'_> {
             Some(ns) if !ns.is_empty() => format!("in the namespace {ns:?}"),
             _ => "at the cluster scope".to_string(),
         };
-        format!(
-            "User {user:?} cannot {} resource {resource:?} in API group {:?} {scope}",
-            self.verb, self.api_group
-        )
+        format!("User {user:?} cannot {} resource {resource:?} in API group {:?} {scope}", self.verb, self.api_group)
     }
 }
 
 /// Whether `user` may do what `attrs` describes.
 pub fn authorize(user: &UserInfo, attrs: &Attributes, cache: &WatchCache) -> bool {
-    user.in_group("system:masters")
-        || node_authorizer(user, attrs)
-        || rbac_allows(user, attrs, cache)
+    user.in_group("system:masters") || node_authorizer(user, attrs) || rbac_allows(user, attrs, cache)
 }
 
 /// The Node authorizer, simplified: a kubelet (`system:node:<name>` in `system:nodes`) may read what its
@@ -96,27 +91,18 @@ fn rbac_allows(user: &UserInfo, attrs: &Attributes, cache: &WatchCache) -> bool 
 }
 
 fn subjects_match(subjects: Option<&[Subject]>, user: &UserInfo, binding_ns: Option<&str>) -> bool {
-    subjects
-        .unwrap_or(&[])
-        .iter()
-        .any(|s| match s.kind.as_str() {
-            "User" => s.name == user.name,
-            "Group" => user.in_group(&s.name),
-            "ServiceAccount" => {
-                let ns = s.namespace.as_deref().or(binding_ns).unwrap_or("");
-                user.name == format!("system:serviceaccount:{ns}:{}", s.name)
-            }
-            _ => false,
-        })
+    subjects.unwrap_or(&[]).iter().any(|s| match s.kind.as_str() {
+        "User" => s.name == user.name,
+        "Group" => user.in_group(&s.name),
+        "ServiceAccount" => {
+            let ns = s.namespace.as_deref().or(binding_ns).unwrap_or("");
+            user.name == format!("system:serviceaccount:{ns}:{}", s.name)
+        }
+        _ => false,
+    })
 }
 
-fn role_allows(
-    kind: &str,
-    name: &str,
-    ns: Option<&str>,
-    attrs: &Attributes,
-    cache: &WatchCache,
-) -> bool {
+fn role_allows(kind: &str, name: &str, ns: Option<&str>, attrs: &Attributes, cache: &WatchCache) -> bool {
     let rules = match (kind, ns) {
         ("ClusterRole", _) => match cache.get(Kind::ClusterRole, None, name).as_deref() {
             Some(Object::ClusterRole(r)) => r.rules.clone(),
@@ -128,10 +114,7 @@ fn role_allows(
         },
         _ => None,
     };
-    rules
-        .unwrap_or_default()
-        .iter()
-        .any(|r| rule_allows(r, attrs))
+    rules.unwrap_or_default().iter().any(|r| rule_allows(r, attrs))
 }
 
 fn has(list: &[String], value: &str) -> bool {
@@ -148,13 +131,11 @@ pub fn rule_allows(rule: &PolicyRule, attrs: &Attributes) -> bool {
     if !has(&groups, attrs.api_group) {
         return false;
     }
-    let combined = attrs
-        .subresource
-        .map(|s| format!("{}/{}", attrs.resource, s));
+    let combined = attrs.subresource.map(|s| format!("{}/{}", attrs.resource, s));
     let resource_ok = match &combined {
-        Some(c) => resources
-            .iter()
-            .any(|r| r == "*" || r == c || r == &format!("*/{}", attrs.subresource.unwrap_or(""))),
+        Some(c) => {
+            resources.iter().any(|r| r == "*" || r == c || r == &format!("*/{}", attrs.subresource.unwrap_or("")))
+        }
         None => has(&resources, attrs.resource),
     };
     if !resource_ok {

@@ -25,10 +25,7 @@ pub struct CachedEvent {
 
 impl CachedEvent {
     fn namespace(&self) -> Option<&str> {
-        self.new
-            .as_ref()
-            .or(self.old.as_ref())
-            .and_then(|o| o.namespace())
+        self.new.as_ref().or(self.old.as_ref()).and_then(|o| o.namespace())
     }
 }
 
@@ -45,9 +42,7 @@ pub struct Watcher {
 
 impl Watcher {
     pub fn matches(&self, obj: &Object) -> bool {
-        self.namespace
-            .as_deref()
-            .is_none_or(|ns| obj.namespace() == Some(ns))
+        self.namespace.as_deref().is_none_or(|ns| obj.namespace() == Some(ns))
             && self.labels.matches(obj.meta().labels.as_ref())
             && self.fields.matches(obj)
     }
@@ -67,11 +62,7 @@ impl Watcher {
 
 fn node_of(obj: &Object) -> Option<&str> {
     match obj {
-        Object::Pod(p) => p
-            .spec
-            .as_ref()
-            .and_then(|s| s.node_name.as_deref())
-            .filter(|n| !n.is_empty()),
+        Object::Pod(p) => p.spec.as_ref().and_then(|s| s.node_name.as_deref()).filter(|n| !n.is_empty()),
         _ => None,
     }
 }
@@ -108,19 +99,13 @@ impl WatchCache {
         self.revision = revision;
         for o in objects {
             self.index(&o);
-            self.objects
-                .entry(o.kind())
-                .or_default()
-                .insert(key_of(&o), o);
+            self.objects.entry(o.kind()).or_default().insert(key_of(&o), o);
         }
     }
 
     fn index(&mut self, o: &Object) {
         if let Some(node) = node_of(o) {
-            self.pods_by_node
-                .entry(node.to_string())
-                .or_default()
-                .insert(key_of(o));
+            self.pods_by_node.entry(node.to_string()).or_default().insert(key_of(o));
         }
     }
 
@@ -148,10 +133,7 @@ impl WatchCache {
         match namespace {
             Some(ns) if kind.info().namespaced => {
                 let start = format!("{ns}/");
-                map.range(start.clone()..)
-                    .take_while(|(k, _)| k.starts_with(&start))
-                    .map(|(_, v)| v.clone())
-                    .collect()
+                map.range(start.clone()..).take_while(|(k, _)| k.starts_with(&start)).map(|(_, v)| v.clone()).collect()
             }
             _ => map.values().cloned().collect(),
         }
@@ -163,9 +145,7 @@ impl WatchCache {
             return Vec::new();
         };
         let pods = self.objects.get(&Kind::Pod);
-        keys.iter()
-            .filter_map(|k| pods.and_then(|p| p.get(k)).cloned())
-            .collect()
+        keys.iter().filter_map(|k| pods.and_then(|p| p.get(k)).cloned()).collect()
     }
 
     pub fn count(&self, kind: Kind) -> usize {
@@ -184,14 +164,7 @@ impl WatchCache {
         let sample = new.as_ref().or(deleted.as_ref()).cloned();
         let (kind, key) = match &sample {
             Some(o) => (o.kind(), key_of(o)),
-            None => {
-                return CachedEvent {
-                    revision,
-                    at,
-                    old: None,
-                    new: None,
-                }
-            }
+            None => return CachedEvent { revision, at, old: None, new: None },
         };
         let old = self.objects.get(&kind).and_then(|m| m.get(&key)).cloned();
         if let Some(o) = &old {
@@ -208,17 +181,10 @@ impl WatchCache {
                 }
             }
         }
-        let event = CachedEvent {
-            revision,
-            at,
-            old,
-            new,
-        };
+        let event = CachedEvent { revision, at, old, new };
         let window = self.window.entry(kind).or_default();
         window.push_back(event.clone());
-        while window.len() > WINDOW_MIN_EVENTS
-            && window.front().is_some_and(|e| at.since(e.at) > WINDOW_MS)
-        {
+        while window.len() > WINDOW_MIN_EVENTS && window.front().is_some_and(|e| at.since(e.at) > WINDOW_MS) {
             let dropped = window.pop_front().map(|e| e.revision).unwrap_or(0);
             self.window_start.insert(kind, dropped + 1);
         }
@@ -226,12 +192,7 @@ impl WatchCache {
     }
 
     /// Events of `kind` after `revision`, or Err(oldest replayable revision) when the window no longer has them.
-    pub fn events_since(
-        &self,
-        kind: Kind,
-        revision: u64,
-        namespace: Option<&str>,
-    ) -> Result<Vec<CachedEvent>, u64> {
+    pub fn events_since(&self, kind: Kind, revision: u64, namespace: Option<&str>) -> Result<Vec<CachedEvent>, u64> {
         let start = self.window_start.get(&kind).copied().unwrap_or(0);
         if revision + 1 < start {
             return Err(start);
@@ -239,17 +200,9 @@ impl WatchCache {
         let events = self
             .window
             .get(&kind)
-            .map(|w| {
-                w.iter()
-                    .filter(|e| e.revision > revision)
-                    .cloned()
-                    .collect::<Vec<_>>()
-            })
+            .map(|w| w.iter().filter(|e| e.revision > revision).cloned().collect::<Vec<_>>())
             .unwrap_or_default();
-        Ok(events
-            .into_iter()
-            .filter(|e| namespace.is_none_or(|ns| e.namespace() == Some(ns)))
-            .collect())
+        Ok(events.into_iter().filter(|e| namespace.is_none_or(|ns| e.namespace() == Some(ns))).collect())
     }
 
     pub fn add_watcher(&mut self, id: u64, watcher: Watcher) {
@@ -275,12 +228,7 @@ impl WatchCache {
 
     /// Drops every watch of a client (its connection is gone).
     pub fn remove_client(&mut self, client: ComponentId) {
-        let ids: Vec<u64> = self
-            .watchers
-            .iter()
-            .filter(|(_, w)| w.client == client)
-            .map(|(id, _)| *id)
-            .collect();
+        let ids: Vec<u64> = self.watchers.iter().filter(|(_, w)| w.client == client).map(|(id, _)| *id).collect();
         for id in ids {
             self.remove_watcher(id);
         }
@@ -298,10 +246,7 @@ impl WatchCache {
         let kind = sample.kind();
         let mut ids: BTreeSet<u64> = self.by_kind.get(&kind).cloned().unwrap_or_default();
         if kind == Kind::Pod {
-            for o in [event.old.as_ref(), event.new.as_ref()]
-                .into_iter()
-                .flatten()
-            {
+            for o in [event.old.as_ref(), event.new.as_ref()].into_iter().flatten() {
                 if let Some(node) = node_of(o) {
                     ids.extend(self.by_node.get(node).into_iter().flatten());
                 }

@@ -56,14 +56,16 @@ enum Pending {
     Read {
         client: ComponentId,
         request_id: u64,
-        req: ApiRequest,
+        req: Box<ApiRequest>,
     },
     Write {
         op: Box<WriteOp>,
         written: Option<Arc<Object>>,
     },
     /// NamespaceLifecycle missed the namespace in the cache: read it from etcd before refusing.
-    NamespaceLookup { op: Box<WriteOp> },
+    NamespaceLookup {
+        op: Box<WriteOp>,
+    },
 }
 
 /// The apiserver process.
@@ -86,12 +88,7 @@ pub struct ApiServer {
 }
 
 impl ApiServer {
-    pub fn new(
-        me: ComponentId,
-        etcd: Vec<ComponentId>,
-        authn: Authenticator,
-        rng: Rng,
-    ) -> ApiServer {
+    pub fn new(me: ComponentId, etcd: Vec<ComponentId>, authn: Authenticator, rng: Rng) -> ApiServer {
         ApiServer {
             me,
             rng,
@@ -135,12 +132,7 @@ impl ApiServer {
             TIMER_COMPACT => {
                 if self.last_compaction_mark > 0 {
                     let to = self.etcd_endpoint();
-                    ctx.send(
-                        to,
-                        Payload::Etcd(EtcdMessage::Compact {
-                            revision: self.last_compaction_mark,
-                        }),
-                    );
+                    ctx.send(to, Payload::Etcd(EtcdMessage::Compact { revision: self.last_compaction_mark }));
                 }
                 self.last_compaction_mark = self.cache.revision();
                 ctx.timer(COMPACTION_INTERVAL_MS, TIMER_COMPACT);
@@ -155,10 +147,7 @@ impl ApiServer {
 
     pub fn on_message(&mut self, ctx: &mut Ctx, from: ComponentId, payload: Payload) {
         match payload {
-            Payload::ApiRequest {
-                request_id,
-                request,
-            } => {
+            Payload::ApiRequest { request_id, request } => {
                 if self.synced {
                     self.handle(ctx, from, request_id, *request);
                 } else {
@@ -175,7 +164,7 @@ impl ApiServer {
             }
             Payload::Etcd(EtcdMessage::WatchCanceled { .. }) => self.on_start(ctx),
             Payload::ConnectionRefused { request_id } => self.retry_elsewhere(ctx, request_id),
-            Payload::Disconnected { peer } => {
+            Payload::Disconnected { peer, .. } => {
                 if self.etcd.contains(&peer) {
                     self.fail_over(ctx);
                 } else {
@@ -193,13 +182,7 @@ impl ApiServer {
     fn send_etcd(&mut self, ctx: &mut Ctx, pending: Pending, txn: Txn) {
         let id = self.next_etcd_id;
         self.next_etcd_id += 1;
-        ctx.send(
-            self.etcd_endpoint(),
-            Payload::Etcd(EtcdMessage::Txn {
-                request_id: id,
-                txn: txn.clone(),
-            }),
-        );
+        ctx.send(self.etcd_endpoint(), Payload::Etcd(EtcdMessage::Txn { request_id: id, txn: txn.clone() }));
         self.pending.insert(id, (pending, txn));
     }
 
@@ -212,7 +195,7 @@ impl ApiServer {
             return;
         };
         self.etcd_index += 1;
-        if self.etcd_index % self.etcd.len() == 0 {
+        if self.etcd_index.is_multiple_of(self.etcd.len()) {
             // Every endpoint refused: the request fails the way an unreachable etcd fails.
             self.fail_pending(ctx, pending, Status::storage("context deadline exceeded"));
             return;
@@ -228,11 +211,7 @@ impl ApiServer {
         let start = self.cache.revision() + 1;
         ctx.send(
             self.etcd_endpoint(),
-            Payload::Etcd(EtcdMessage::Watch {
-                watch_id,
-                prefix: "/registry/".into(),
-                start_revision: start,
-            }),
+            Payload::Etcd(EtcdMessage::Watch { watch_id, prefix: "/registry/".into(), start_revision: start }),
         );
         let resend: Vec<u64> = self.pending.keys().copied().collect();
         for id in resend {
@@ -245,9 +224,7 @@ impl ApiServer {
     fn fail_pending(&mut self, ctx: &mut Ctx, pending: Pending, status: Status) {
         match pending {
             Pending::InitialList => {}
-            Pending::Read {
-                client, request_id, ..
-            } => reply(ctx, client, request_id, ApiResponse::Error(status)),
+            Pending::Read { client, request_id, .. } => reply(ctx, client, request_id, ApiResponse::Error(status)),
             Pending::Write { op, .. } | Pending::NamespaceLookup { op } => {
                 reply(ctx, op.client, op.request_id, ApiResponse::Error(status))
             }
@@ -256,12 +233,7 @@ impl ApiServer {
 
     fn handle(&mut self, ctx: &mut Ctx, client: ComponentId, request_id: u64, req: ApiRequest) {
         let Some(mut user) = self.authn.authenticate(&req.credentials) else {
-            return reply(
-                ctx,
-                client,
-                request_id,
-                ApiResponse::Error(Status::unauthorized()),
-            );
+            return reply(ctx, client, request_id, ApiResponse::Error(Status::unauthorized()));
         };
         if let Some(target) = &req.impersonate {
             let attrs = Attributes {
@@ -274,20 +246,11 @@ impl ApiServer {
             };
             if !authz::authorize(&user, &attrs, &self.cache) {
                 let detail = attrs.forbidden_detail(&user.name);
-                return reply(
-                    ctx,
-                    client,
-                    request_id,
-                    ApiResponse::Error(Status::forbidden("users", target, &detail)),
-                );
+                return reply(ctx, client, request_id, ApiResponse::Error(Status::forbidden("users", target, &detail)));
             }
             user = impersonated(target, &self.authn);
         }
-        let name = req
-            .name
-            .clone()
-            .or_else(|| req.body.as_ref().map(|b| b.name().to_string()))
-            .unwrap_or_default();
+        let name = req.name.clone().or_else(|| req.body.as_ref().map(|b| b.name().to_string())).unwrap_or_default();
         let attrs = Attributes {
             verb: req.verb.as_str(),
             api_group: req.resource.group,
@@ -302,43 +265,26 @@ impl ApiServer {
                 Some(sub) => format!("{}/{sub}", req.resource.qualified()),
                 None => req.resource.qualified(),
             };
-            let shown = if req.verb == Verb::Create && req.subresource.is_none() {
-                ""
-            } else {
-                name.as_str()
-            };
-            return reply(
-                ctx,
-                client,
-                request_id,
-                ApiResponse::Error(Status::forbidden(&resource, shown, &detail)),
-            );
+            let shown = if req.verb == Verb::Create && req.subresource.is_none() { "" } else { name.as_str() };
+            return reply(ctx, client, request_id, ApiResponse::Error(Status::forbidden(&resource, shown, &detail)));
         }
         match req.verb {
             Verb::Get | Verb::List => self.read(ctx, client, request_id, req),
             Verb::Watch => self.watch(ctx, client, request_id, req),
             Verb::Create | Verb::Update | Verb::Patch | Verb::Delete => {
-                let op = WriteOp {
-                    client,
-                    request_id,
-                    req,
-                    attempts: 0,
-                    prepared: None,
-                    namespace_confirmed: false,
-                };
-                let current = op.req.name.as_deref().and_then(|n| {
-                    self.cache
-                        .get(op.req.resource.kind, op.req.namespace.as_deref(), n)
-                });
+                let op = WriteOp { client, request_id, req, attempts: 0, prepared: None, namespace_confirmed: false };
+                let current = op
+                    .req
+                    .name
+                    .as_deref()
+                    .and_then(|n| self.cache.get(op.req.resource.kind, op.req.namespace.as_deref(), n));
                 self.attempt_write(ctx, op, current);
             }
             Verb::DeleteCollection => reply(
                 ctx,
                 client,
                 request_id,
-                ApiResponse::Error(Status::method_not_allowed(
-                    "deletecollection is not supported",
-                )),
+                ApiResponse::Error(Status::method_not_allowed("deletecollection is not supported")),
             ),
         }
     }
@@ -350,11 +296,7 @@ impl ApiServer {
         }
         if req.params.resource_version.as_deref() == Some("0") {
             let response = match req.verb {
-                Verb::Get => match self.cache.get(
-                    kind,
-                    req.namespace.as_deref(),
-                    req.name.as_deref().unwrap_or(""),
-                ) {
+                Verb::Get => match self.cache.get(kind, req.namespace.as_deref(), req.name.as_deref().unwrap_or("")) {
                     Some(o) => ApiResponse::Object(o),
                     None => ApiResponse::Error(Status::not_found(
                         &req.resource.qualified(),
@@ -363,29 +305,16 @@ impl ApiServer {
                 },
                 _ => {
                     let items = self.list_from_cache(&req);
-                    ApiResponse::List {
-                        items,
-                        resource_version: self.cache.revision(),
-                    }
+                    ApiResponse::List { items, resource_version: self.cache.revision() }
                 }
             };
             return reply(ctx, client, request_id, response);
         }
         let txn = match (&req.verb, &req.name) {
-            (Verb::Get, Some(name)) => {
-                Txn::range(&req.resource.key(req.namespace.as_deref(), name), false)
-            }
+            (Verb::Get, Some(name)) => Txn::range(&req.resource.key(req.namespace.as_deref(), name), false),
             _ => Txn::range(&req.resource.prefix(req.namespace.as_deref()), true),
         };
-        self.send_etcd(
-            ctx,
-            Pending::Read {
-                client,
-                request_id,
-                req,
-            },
-            txn,
-        );
+        self.send_etcd(ctx, Pending::Read { client, request_id, req: Box::new(req) }, txn);
     }
 
     fn list_from_cache(&self, req: &ApiRequest) -> Vec<Arc<Object>> {
@@ -397,11 +326,7 @@ impl ApiServer {
         };
         candidates
             .into_iter()
-            .filter(|o| {
-                req.namespace
-                    .as_deref()
-                    .is_none_or(|ns| o.namespace() == Some(ns))
-            })
+            .filter(|o| req.namespace.as_deref().is_none_or(|ns| o.namespace() == Some(ns)))
             .filter(|o| labels.matches(o.meta().labels.as_ref()) && fields.matches(o))
             .collect()
     }
@@ -422,12 +347,7 @@ impl ApiServer {
             fields: fields.clone(),
             bookmarks: req.params.allow_bookmarks,
         };
-        reply(
-            ctx,
-            client,
-            request_id,
-            ApiResponse::WatchStarted { watch_id },
-        );
+        reply(ctx, client, request_id, ApiResponse::WatchStarted { watch_id });
         match req.params.resource_version.as_deref().unwrap_or("") {
             "" | "0" => {
                 for o in self.list_from_cache(&req) {
@@ -437,18 +357,11 @@ impl ApiServer {
             }
             rv => {
                 let from: u64 = rv.parse().unwrap_or(0);
-                match self
-                    .cache
-                    .events_since(kind, from, req.namespace.as_deref())
-                {
+                match self.cache.events_since(kind, from, req.namespace.as_deref()) {
                     Ok(events) => {
                         for e in events {
                             if let Some(t) = watcher.event_for(e.old.as_deref(), e.new.as_deref()) {
-                                let obj = if t == WatchEventType::Deleted {
-                                    e.old.clone()
-                                } else {
-                                    e.new.clone()
-                                };
+                                let obj = if t == WatchEventType::Deleted { e.old.clone() } else { e.new.clone() };
                                 send_event(ctx, client, watch_id, t, obj, e.revision);
                             }
                         }
@@ -460,13 +373,7 @@ impl ApiServer {
                             resource_version: from,
                             status: Some(Status::expired(from, oldest)),
                         };
-                        ctx.send(
-                            client,
-                            Payload::WatchEvent {
-                                watch_id,
-                                event: Box::new(event),
-                            },
-                        );
+                        ctx.send(client, Payload::WatchEvent { watch_id, event: Box::new(event) });
                         return;
                     }
                 }
@@ -478,12 +385,7 @@ impl ApiServer {
     fn send_bookmarks(&mut self, ctx: &mut Ctx) {
         let rv = self.cache.revision();
         let ids: Vec<(u64, ComponentId)> = (1..self.next_watch_id)
-            .filter_map(|id| {
-                self.cache
-                    .watcher(id)
-                    .filter(|w| w.bookmarks)
-                    .map(|w| (id, w.client))
-            })
+            .filter_map(|id| self.cache.watcher(id).filter(|w| w.bookmarks).map(|w| (id, w.client)))
             .collect();
         for (watch_id, client) in ids {
             send_event(ctx, client, watch_id, WatchEventType::Bookmark, None, rv);
@@ -494,14 +396,7 @@ impl ApiServer {
     fn attempt_write(&mut self, ctx: &mut Ctx, mut op: WriteOp, current: Option<Arc<Object>>) {
         op.attempts += 1;
         match self.plan(ctx.now, &mut op, current) {
-            Ok((txn, written, _)) => self.send_etcd(
-                ctx,
-                Pending::Write {
-                    op: Box::new(op),
-                    written,
-                },
-                txn,
-            ),
+            Ok((txn, written, _)) => self.send_etcd(ctx, Pending::Write { op: Box::new(op), written }, txn),
             Err(status) if is_namespace_miss(&status, &op) => {
                 let ns = op.req.namespace.clone().unwrap_or_default();
                 let key = Kind::Namespace.info().key(None, &ns);
@@ -546,11 +441,7 @@ impl ApiServer {
                     return Err(Status::already_exists(&qualified, obj.name()));
                 }
                 let key = obj.key();
-                Ok((
-                    registry::create_txn(&key, obj.clone()),
-                    Some(Arc::new(obj)),
-                    false,
-                ))
+                Ok((registry::create_txn(&key, obj.clone()), Some(Arc::new(obj)), false))
             }
             Verb::Update | Verb::Patch => {
                 let current = current.ok_or_else(|| Status::not_found(&qualified, &name))?;
@@ -571,24 +462,15 @@ impl ApiServer {
                     defaults::apply_defaults(&mut new);
                     let causes = validation::validate_update(&current, &new);
                     if !causes.is_empty() {
-                        return Err(Status::invalid(
-                            &info.group_kind(),
-                            info.kind.name(),
-                            &name,
-                            causes,
-                        ));
+                        return Err(Status::invalid(&info.group_kind(), info.kind.name(), &name, causes));
                     }
                 }
-                let finalized = new.meta().deletion_timestamp.is_some()
-                    && new.meta().finalizers.as_ref().is_none_or(Vec::is_empty);
+                let finalized =
+                    new.meta().deletion_timestamp.is_some() && new.meta().finalizers.as_ref().is_none_or(Vec::is_empty);
                 if finalized {
                     let key = current.key();
                     return Ok((
-                        registry::guarded_txn(
-                            &key,
-                            current.resource_version(),
-                            Op::Delete { key: key.clone() },
-                        ),
+                        registry::guarded_txn(&key, current.resource_version(), Op::Delete { key: key.clone() }),
                         Some(Arc::new(new)),
                         true,
                     ));
@@ -606,16 +488,12 @@ impl ApiServer {
                     DeletePlan::Remove => {
                         let key = current.key();
                         Ok((
-                            registry::guarded_txn(
-                                &key,
-                                current.resource_version(),
-                                Op::Delete { key: key.clone() },
-                            ),
+                            registry::guarded_txn(&key, current.resource_version(), Op::Delete { key: key.clone() }),
                             Some(current),
                             true,
                         ))
                     }
-                    DeletePlan::Mark(marked) => Ok(self.guarded_put(&current, marked)),
+                    DeletePlan::Mark(marked) => Ok(self.guarded_put(&current, *marked)),
                 }
             }
             _ => Err(Status::method_not_allowed("unsupported write")),
@@ -627,10 +505,7 @@ impl ApiServer {
         let txn = registry::guarded_txn(
             &key,
             current.resource_version(),
-            Op::Put {
-                key: key.clone(),
-                value: registry::for_storage(new.clone()),
-            },
+            Op::Put { key: key.clone(), value: registry::for_storage(new.clone()) },
         );
         (txn, Some(Arc::new(new)), false)
     }
@@ -654,7 +529,9 @@ impl ApiServer {
             let body_ns = obj.namespace().map(str::to_string);
             match (&req.namespace, body_ns) {
                 (Some(r), Some(b)) if *r != b => {
-                    return Err(Status::bad_request("the namespace of the provided object does not match the namespace sent on the request"));
+                    return Err(Status::bad_request(
+                        "the namespace of the provided object does not match the namespace sent on the request",
+                    ));
                 }
                 (Some(r), _) => obj.meta_mut().namespace = Some(r.clone()),
                 (None, _) => {}
@@ -681,12 +558,7 @@ impl ApiServer {
         admission::mutate(&adm, &mut obj, &self.cache)?;
         let causes = validation::validate_create(&obj);
         if !causes.is_empty() {
-            return Err(Status::invalid(
-                &info.group_kind(),
-                info.kind.name(),
-                &name,
-                causes,
-            ));
+            return Err(Status::invalid(&info.group_kind(), info.kind.name(), &name, causes));
         }
         registry::prepare_create(&mut obj, now, &mut self.rng);
         if let Object::Service(svc) = &mut obj {
@@ -695,10 +567,7 @@ impl ApiServer {
         Ok(obj)
     }
 
-    fn allocate_service(
-        &mut self,
-        svc: &mut crate::api::api::core::v1::Service,
-    ) -> Result<(), Status> {
+    fn allocate_service(&mut self, svc: &mut crate::api::api::core::v1::Service) -> Result<(), Status> {
         let spec = svc.spec.get_or_insert_with(Default::default);
         if spec.type_.as_deref() == Some("ExternalName") {
             return Ok(());
@@ -717,12 +586,7 @@ impl ApiServer {
             // 10.96.0.0/12 holds 2^20 addresses; .0.1 is reserved for `kubernetes`, .0.10 for kube-dns.
             let ip = loop {
                 let n = self.rng.between(11, (1 << 20) - 2);
-                let ip = format!(
-                    "{a}.{}.{}.{}",
-                    b as u64 + (n >> 16),
-                    (n >> 8) & 0xff,
-                    n & 0xff
-                );
+                let ip = format!("{a}.{}.{}.{}", b as u64 + (n >> 16), (n >> 8) & 0xff, n & 0xff);
                 if !used.contains(&ip) {
                     break ip;
                 }
@@ -742,12 +606,7 @@ impl ApiServer {
         Ok(())
     }
 
-    fn on_etcd_result(
-        &mut self,
-        ctx: &mut Ctx,
-        request_id: u64,
-        result: Result<TxnResponse, crate::etcd::EtcdError>,
-    ) {
+    fn on_etcd_result(&mut self, ctx: &mut Ctx, request_id: u64, result: Result<TxnResponse, crate::etcd::EtcdError>) {
         let Some((pending, _)) = self.pending.remove(&request_id) else {
             return;
         };
@@ -757,10 +616,7 @@ impl ApiServer {
         };
         match pending {
             Pending::InitialList => {
-                let objects: Vec<Arc<Object>> = range_kvs(&response)
-                    .iter()
-                    .map(registry::from_storage)
-                    .collect();
+                let objects: Vec<Arc<Object>> = range_kvs(&response).iter().map(registry::from_storage).collect();
                 self.cache.reset(response.revision, objects);
                 let watch_id = self.next_etcd_id;
                 self.next_etcd_id += 1;
@@ -768,26 +624,15 @@ impl ApiServer {
                 let start = response.revision + 1;
                 ctx.send(
                     self.etcd_endpoint(),
-                    Payload::Etcd(EtcdMessage::Watch {
-                        watch_id,
-                        prefix: "/registry/".into(),
-                        start_revision: start,
-                    }),
+                    Payload::Etcd(EtcdMessage::Watch { watch_id, prefix: "/registry/".into(), start_revision: start }),
                 );
                 self.synced = true;
                 for (client, id, req) in std::mem::take(&mut self.held) {
                     self.handle(ctx, client, id, req);
                 }
             }
-            Pending::Read {
-                client,
-                request_id,
-                req,
-            } => {
-                let objects: Vec<Arc<Object>> = range_kvs(&response)
-                    .iter()
-                    .map(registry::from_storage)
-                    .collect();
+            Pending::Read { client, request_id, req } => {
+                let objects: Vec<Arc<Object>> = range_kvs(&response).iter().map(registry::from_storage).collect();
                 let answer = match req.verb {
                     Verb::Get => match objects.into_iter().next() {
                         Some(o) => ApiResponse::Object(o),
@@ -800,14 +645,9 @@ impl ApiServer {
                         let (labels, fields) = selectors(&req).unwrap_or_default();
                         let items = objects
                             .into_iter()
-                            .filter(|o| {
-                                labels.matches(o.meta().labels.as_ref()) && fields.matches(o)
-                            })
+                            .filter(|o| labels.matches(o.meta().labels.as_ref()) && fields.matches(o))
                             .collect();
-                        ApiResponse::List {
-                            items,
-                            resource_version: response.revision,
-                        }
+                        ApiResponse::List { items, resource_version: response.revision }
                     }
                 };
                 reply(ctx, client, request_id, answer);
@@ -815,7 +655,12 @@ impl ApiServer {
             Pending::NamespaceLookup { mut op } => {
                 let ns = op.req.namespace.clone().unwrap_or_default();
                 if range_kvs(&response).is_empty() {
-                    return reply(ctx, op.client, op.request_id, ApiResponse::Error(Status::not_found("namespaces", &ns)));
+                    return reply(
+                        ctx,
+                        op.client,
+                        op.request_id,
+                        ApiResponse::Error(Status::not_found("namespaces", &ns)),
+                    );
                 }
                 op.namespace_confirmed = true;
                 self.attempt_write(ctx, *op, None);
@@ -833,24 +678,15 @@ impl ApiServer {
                     return reply(ctx, op.client, op.request_id, answer);
                 }
                 let current = range_kvs(&response).first().map(registry::from_storage);
-                let explicit_rv = op
-                    .req
-                    .body
-                    .as_ref()
-                    .map(Object::resource_version)
-                    .unwrap_or(0)
-                    != 0
-                    && op.req.verb == Verb::Update;
+                let explicit_rv =
+                    op.req.body.as_ref().map(Object::resource_version).unwrap_or(0) != 0 && op.req.verb == Verb::Update;
                 if op.attempts >= WRITE_ATTEMPTS_MAX || (explicit_rv && current.is_some()) {
                     let name = op.req.name.clone().unwrap_or_default();
                     return reply(
                         ctx,
                         op.client,
                         op.request_id,
-                        ApiResponse::Error(Status::stale_object(
-                            &op.req.resource.qualified(),
-                            &name,
-                        )),
+                        ApiResponse::Error(Status::stale_object(&op.req.resource.qualified(), &name)),
                     );
                 }
                 self.attempt_write(ctx, *op, current);
@@ -864,14 +700,12 @@ impl ApiServer {
             EventType::Put => {
                 let mut kv = e.kv;
                 kv.mod_revision = revision;
-                self.cache
-                    .apply(revision, ctx.now, Some(registry::from_storage(&kv)), None)
+                self.cache.apply(revision, ctx.now, Some(registry::from_storage(&kv)), None)
             }
             EventType::Delete => {
                 let mut kv = e.prev.unwrap_or(e.kv);
                 kv.mod_revision = revision;
-                self.cache
-                    .apply(revision, ctx.now, None, Some(registry::from_storage(&kv)))
+                self.cache.apply(revision, ctx.now, None, Some(registry::from_storage(&kv)))
             }
         };
         self.fan_out(ctx, &event);
@@ -883,11 +717,7 @@ impl ApiServer {
                 continue;
             };
             if let Some(t) = w.event_for(event.old.as_deref(), event.new.as_deref()) {
-                let obj = if t == WatchEventType::Deleted {
-                    event.old.clone()
-                } else {
-                    event.new.clone()
-                };
+                let obj = if t == WatchEventType::Deleted { event.old.clone() } else { event.new.clone() };
                 let obj = match (t, obj) {
                     (WatchEventType::Deleted, Some(o)) => Some(with_rv(&o, event.revision)),
                     (_, o) => o,
@@ -904,7 +734,10 @@ impl ApiServer {
 
 fn is_namespace_miss(status: &Status, op: &WriteOp) -> bool {
     let ns = op.req.namespace.as_deref().unwrap_or("");
-    op.req.verb == Verb::Create && !op.namespace_confirmed && status.code == 404 && status.message == format!("namespaces {ns:?} not found")
+    op.req.verb == Verb::Create
+        && !op.namespace_confirmed
+        && status.code == 404
+        && status.message == format!("namespaces {ns:?} not found")
 }
 
 fn with_rv(o: &Object, rv: u64) -> Arc<Object> {
@@ -915,10 +748,7 @@ fn with_rv(o: &Object, rv: u64) -> Arc<Object> {
 
 fn impersonated(target: &str, authn: &Authenticator) -> UserInfo {
     let _ = authn;
-    UserInfo {
-        name: target.to_string(),
-        groups: vec!["system:authenticated".to_string()],
-    }
+    UserInfo { name: target.to_string(), groups: vec!["system:authenticated".to_string()] }
 }
 
 fn range_kvs(r: &TxnResponse) -> Vec<crate::etcd::KeyValue> {
@@ -933,8 +763,9 @@ fn range_kvs(r: &TxnResponse) -> Vec<crate::etcd::KeyValue> {
 
 fn selectors(req: &ApiRequest) -> Result<(LabelSelector, FieldSelector), Status> {
     let labels = match req.params.label_selector.as_deref() {
-        Some(s) => LabelSelector::parse(s)
-            .map_err(|e| Status::bad_request(format!("unable to parse requirement: {e}")))?,
+        Some(s) => {
+            LabelSelector::parse(s).map_err(|e| Status::bad_request(format!("unable to parse requirement: {e}")))?
+        }
         None => LabelSelector::everything(),
     };
     let fields = match req.params.field_selector.as_deref() {
@@ -944,10 +775,7 @@ fn selectors(req: &ApiRequest) -> Result<(LabelSelector, FieldSelector), Status>
     if let Err(e) = fields.check_supported(req.resource.kind) {
         let ls = req.params.label_selector.clone().unwrap_or_default();
         let fs = req.params.field_selector.clone().unwrap_or_default();
-        let gvr = format!(
-            "{}/{}, Resource={}",
-            req.resource.group, req.resource.version, req.resource.resource
-        );
+        let gvr = format!("{}/{}, Resource={}", req.resource.group, req.resource.version, req.resource.resource);
         return Err(Status::bad_request(format!(
             "Unable to find {gvr:?} that match label selector {ls:?}, field selector {fs:?}: {e}"
         )));
@@ -956,13 +784,7 @@ fn selectors(req: &ApiRequest) -> Result<(LabelSelector, FieldSelector), Status>
 }
 
 fn reply(ctx: &mut Ctx, client: ComponentId, request_id: u64, response: ApiResponse) {
-    ctx.send(
-        client,
-        Payload::ApiResponse {
-            request_id,
-            response: Box::new(response),
-        },
-    );
+    ctx.send(client, Payload::ApiResponse { request_id, response: Box::new(response) });
 }
 
 fn send_event(
@@ -973,17 +795,6 @@ fn send_event(
     object: Option<Arc<Object>>,
     rv: u64,
 ) {
-    let event = WatchEvent {
-        kind,
-        object,
-        resource_version: rv,
-        status: None,
-    };
-    ctx.send(
-        client,
-        Payload::WatchEvent {
-            watch_id,
-            event: Box::new(event),
-        },
-    );
+    let event = WatchEvent { kind, object, resource_version: rv, status: None };
+    ctx.send(client, Payload::WatchEvent { watch_id, event: Box::new(event) });
 }

@@ -95,35 +95,18 @@ pub fn from_storage(kv: &KeyValue) -> Arc<Object> {
 /// A create: only if the key does not exist (create revision 0); otherwise read it back for AlreadyExists.
 pub fn create_txn(key: &str, obj: Object) -> Txn {
     Txn {
-        compare: vec![Compare {
-            key: key.to_string(),
-            target: CompareTarget::CreateRevision,
-            value: 0,
-        }],
-        success: vec![Op::Put {
-            key: key.to_string(),
-            value: for_storage(obj),
-        }],
-        failure: vec![Op::Range {
-            key: key.to_string(),
-            prefix: false,
-        }],
+        compare: vec![Compare { key: key.to_string(), target: CompareTarget::CreateRevision, value: 0 }],
+        success: vec![Op::Put { key: key.to_string(), value: for_storage(obj) }],
+        failure: vec![Op::Range { key: key.to_string(), prefix: false }],
     }
 }
 
 /// A write guarded by the mod revision it was computed from; on failure the current value comes back.
 pub fn guarded_txn(key: &str, mod_revision: u64, op: Op) -> Txn {
     Txn {
-        compare: vec![Compare {
-            key: key.to_string(),
-            target: CompareTarget::ModRevision,
-            value: mod_revision,
-        }],
+        compare: vec![Compare { key: key.to_string(), target: CompareTarget::ModRevision, value: mod_revision }],
         success: vec![op],
-        failure: vec![Op::Range {
-            key: key.to_string(),
-            prefix: false,
-        }],
+        failure: vec![Op::Range { key: key.to_string(), prefix: false }],
     }
 }
 
@@ -140,8 +123,7 @@ pub fn prepare_create(obj: &mut Object, now: SimTime, rng: &mut Rng) {
         let status = ns.status.get_or_insert_with(Default::default);
         status.phase = Some("Active".to_string());
         let spec = ns.spec.get_or_insert_with(Default::default);
-        spec.finalizers
-            .get_or_insert_with(|| vec!["kubernetes".to_string()]);
+        spec.finalizers.get_or_insert_with(|| vec!["kubernetes".to_string()]);
     }
 }
 
@@ -150,8 +132,7 @@ pub fn k8s_time(t: SimTime) -> k8s_openapi::apimachinery::pkg::apis::meta::v1::T
 }
 
 fn unreachable_time() -> k8s_openapi::apimachinery::pkg::apis::meta::v1::Time {
-    serde_json::from_value(Value::String("2025-09-01T00:00:00Z".into()))
-        .expect("a fixed valid timestamp parses")
+    serde_json::from_value(Value::String("2025-09-01T00:00:00Z".into())).expect("a fixed valid timestamp parses")
 }
 
 fn json_without(obj: &Object, field: &str) -> Value {
@@ -164,11 +145,7 @@ fn json_without(obj: &Object, field: &str) -> Value {
 }
 
 /// An update of the main resource or of `/status`, merged onto `current` the way the strategies do.
-pub fn prepare_update(
-    current: &Object,
-    mut new: Object,
-    subresource: Option<&str>,
-) -> Result<Object, Status> {
+pub fn prepare_update(current: &Object, mut new: Object, subresource: Option<&str>) -> Result<Object, Status> {
     let kind = current.kind();
     if subresource == Some("status") {
         let mut merged = current.to_json();
@@ -241,25 +218,17 @@ pub fn merge_patch(target: &mut Value, patch: &Value, strategic: bool) {
 }
 
 fn is_named_list(items: &[Value]) -> bool {
-    !items.is_empty()
-        && items
-            .iter()
-            .all(|i| i.get("name").is_some_and(Value::is_string))
+    !items.is_empty() && items.iter().all(|i| i.get("name").is_some_and(Value::is_string))
 }
 
 /// What a delete does to an object: remove it now, or mark it (graceful deletion, finalizers).
 pub enum DeletePlan {
     Remove,
-    Mark(Object),
+    Mark(Box<Object>),
 }
 
 /// Real deletion waits for finalizers and, for pods on a node, for the kubelet to finish the grace period.
-pub fn plan_delete(
-    current: &Object,
-    now: SimTime,
-    grace: Option<i64>,
-    propagation: Option<&str>,
-) -> DeletePlan {
+pub fn plan_delete(current: &Object, now: SimTime, grace: Option<i64>, propagation: Option<&str>) -> DeletePlan {
     let mut marked = current.clone();
     let meta = marked.meta_mut();
     let mut finalizers = meta.finalizers.clone().unwrap_or_default();
@@ -267,28 +236,15 @@ pub fn plan_delete(
         Some("Foreground") if !finalizers.iter().any(|f| f == "foregroundDeletion") => {
             finalizers.push("foregroundDeletion".into())
         }
-        Some("Orphan") if !finalizers.iter().any(|f| f == "orphan") => {
-            finalizers.push("orphan".into())
-        }
+        Some("Orphan") if !finalizers.iter().any(|f| f == "orphan") => finalizers.push("orphan".into()),
         _ => {}
     }
     let already = meta.deletion_timestamp.is_some();
     let pod_grace = match current {
         Object::Pod(p) => {
-            let bound = p
-                .spec
-                .as_ref()
-                .and_then(|s| s.node_name.as_deref())
-                .is_some_and(|n| !n.is_empty());
-            let finished = matches!(
-                p.status.as_ref().and_then(|s| s.phase.as_deref()),
-                Some("Succeeded" | "Failed")
-            );
-            let default = p
-                .spec
-                .as_ref()
-                .and_then(|s| s.termination_grace_period_seconds)
-                .unwrap_or(30);
+            let bound = p.spec.as_ref().and_then(|s| s.node_name.as_deref()).is_some_and(|n| !n.is_empty());
+            let finished = matches!(p.status.as_ref().and_then(|s| s.phase.as_deref()), Some("Succeeded" | "Failed"));
+            let default = p.spec.as_ref().and_then(|s| s.termination_grace_period_seconds).unwrap_or(30);
             let g = grace.unwrap_or(default).max(0);
             (bound && !finished && g > 0).then_some(g)
         }
@@ -297,11 +253,8 @@ pub fn plan_delete(
     if finalizers.is_empty() && pod_grace.is_none() {
         return DeletePlan::Remove;
     }
-    if already
-        && pod_grace.is_none()
-        && meta.finalizers.as_ref().map(Vec::len) == Some(finalizers.len())
-    {
-        return DeletePlan::Mark(marked);
+    if already && pod_grace.is_none() && meta.finalizers.as_ref().map(Vec::len) == Some(finalizers.len()) {
+        return DeletePlan::Mark(Box::new(marked));
     }
     if !already {
         let g = pod_grace.unwrap_or(0);
@@ -312,7 +265,7 @@ pub fn plan_delete(
     if has_generation(current.kind()) {
         meta.generation = Some(meta.generation.unwrap_or(1) + 1);
     }
-    DeletePlan::Mark(marked)
+    DeletePlan::Mark(Box::new(marked))
 }
 
 /// The binding subresource: set `spec.nodeName` and the PodScheduled condition, once.
@@ -321,12 +274,7 @@ pub fn bind(current: &Object, node: &str) -> Result<Object, Status> {
         return Err(Status::bad_request("binding is only for pods"));
     };
     let name = pod.metadata.name.clone().unwrap_or_default();
-    if let Some(existing) = pod
-        .spec
-        .as_ref()
-        .and_then(|s| s.node_name.as_deref())
-        .filter(|n| !n.is_empty())
-    {
+    if let Some(existing) = pod.spec.as_ref().and_then(|s| s.node_name.as_deref()).filter(|n| !n.is_empty()) {
         return Err(Status::conflict(
             "pods/binding",
             &name,
@@ -345,11 +293,7 @@ pub fn bind(current: &Object, node: &str) -> Result<Object, Status> {
     let status = pod.status.get_or_insert_with(Default::default);
     let conditions = status.conditions.get_or_insert_with(Vec::new);
     conditions.retain(|c| c.type_ != "PodScheduled");
-    conditions.push(PodCondition {
-        type_: "PodScheduled".into(),
-        status: "True".into(),
-        ..Default::default()
-    });
+    conditions.push(PodCondition { type_: "PodScheduled".into(), status: "True".into(), ..Default::default() });
     Ok(Object::Pod(pod))
 }
 
@@ -379,20 +323,13 @@ mod tests {
 
     #[test]
     fn strategic_merge_merges_containers_by_name() {
-        let mut t = serde_json::json!({"spec": {"containers": [{"name": "a", "image": "x"}, {"name": "b", "image": "y"}]}});
-        merge_patch(
-            &mut t,
-            &serde_json::json!({"spec": {"containers": [{"name": "b", "image": "z"}]}}),
-            true,
-        );
+        let mut t =
+            serde_json::json!({"spec": {"containers": [{"name": "a", "image": "x"}, {"name": "b", "image": "y"}]}});
+        merge_patch(&mut t, &serde_json::json!({"spec": {"containers": [{"name": "b", "image": "z"}]}}), true);
         assert_eq!(t["spec"]["containers"][1]["image"], "z");
         assert_eq!(t["spec"]["containers"][0]["image"], "x");
         let mut m = serde_json::json!({"a": {"b": 1, "c": 2}});
-        merge_patch(
-            &mut m,
-            &serde_json::json!({"a": {"b": null, "d": 3}}),
-            false,
-        );
+        merge_patch(&mut m, &serde_json::json!({"a": {"b": null, "d": 3}}), false);
         assert_eq!(m, serde_json::json!({"a": {"c": 2, "d": 3}}));
     }
 }

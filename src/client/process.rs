@@ -73,31 +73,19 @@ impl Api {
             s.outbox.push((id, request));
             s.in_flight.insert(id);
         }
-        Response {
-            shared: self.shared.clone(),
-            id,
-        }
-        .await
+        Response { shared: self.shared.clone(), id }.await
     }
 
     /// The next event of a watch, or None when the watch ended.
     pub async fn next_event(&self, watch_id: u64) -> Option<WatchEvent> {
-        NextEvent {
-            shared: self.shared.clone(),
-            watch_id,
-        }
-        .await
+        NextEvent { shared: self.shared.clone(), watch_id }.await
     }
 
     /// Waits `ms` of simulated time.
     pub async fn sleep(&self, ms: u64) {
         let token = self.next_id();
         self.shared.borrow_mut().timer_requests.push((token, ms));
-        Sleep {
-            shared: self.shared.clone(),
-            token,
-        }
-        .await
+        Sleep { shared: self.shared.clone(), token }.await
     }
 }
 
@@ -129,11 +117,7 @@ impl Future for NextEvent {
     type Output = Option<WatchEvent>;
     fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
         let mut s = self.shared.borrow_mut();
-        if let Some(e) = s
-            .watch_events
-            .get_mut(&self.watch_id)
-            .and_then(VecDeque::pop_front)
-        {
+        if let Some(e) = s.watch_events.get_mut(&self.watch_id).and_then(VecDeque::pop_front) {
             return Poll::Ready(Some(e));
         }
         if s.closed_watches.contains(&self.watch_id) {
@@ -180,7 +164,7 @@ pub struct ProcessHost {
     ids: Rc<Cell<u64>>,
     processes: BTreeMap<u64, Process>,
     next_pid: u64,
-    request_owner: BTreeMap<u64, u64>,
+    request_owner: BTreeMap<u64, (u64, SimTime)>,
     watch_owner: BTreeMap<u64, u64>,
     timer_owner: BTreeMap<u64, u64>,
 }
@@ -201,12 +185,7 @@ impl ProcessHost {
     /// A handle for a new process with these credentials.
     pub fn api(&self, credentials: Credentials, impersonate: Option<String>) -> (Api, u64) {
         let shared = Rc::new(RefCell::new(Shared::default()));
-        let api = Api {
-            shared,
-            ids: self.ids.clone(),
-            credentials,
-            impersonate,
-        };
+        let api = Api { shared, ids: self.ids.clone(), credentials, impersonate };
         (api, self.next_pid)
     }
 
@@ -214,31 +193,18 @@ impl ProcessHost {
     pub fn spawn(&mut self, ctx: &mut Ctx, api: &Api, program: Program) -> u64 {
         let pid = self.next_pid;
         self.next_pid += 1;
-        self.processes.insert(
-            pid,
-            Process {
-                program,
-                shared: api.shared.clone(),
-                exit: None,
-            },
-        );
+        self.processes.insert(pid, Process { program, shared: api.shared.clone(), exit: None });
         self.poll(ctx, pid);
         pid
     }
 
     pub fn status(&self, pid: u64) -> Option<ProcessStatus> {
-        self.processes.get(&pid).map(|p| ProcessStatus {
-            output: p.shared.borrow().output.clone(),
-            exit: p.exit,
-        })
+        self.processes.get(&pid).map(|p| ProcessStatus { output: p.shared.borrow().output.clone(), exit: p.exit })
     }
 
     /// Takes the output written since the last call (for streaming to a terminal).
     pub fn take_output(&mut self, pid: u64) -> String {
-        self.processes
-            .get(&pid)
-            .map(|p| std::mem::take(&mut p.shared.borrow_mut().output))
-            .unwrap_or_default()
+        self.processes.get(&pid).map(|p| std::mem::take(&mut p.shared.borrow_mut().output)).unwrap_or_default()
     }
 
     /// Ends a process (Ctrl-C), keeping its output.
@@ -257,13 +223,8 @@ impl ProcessHost {
 
     pub fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
         match payload {
-            Payload::ApiResponse {
-                request_id,
-                response,
-            } => {
-                let Some(pid) = self.request_owner.remove(&request_id) else {
-                    return;
-                };
+            Payload::ApiResponse { request_id, response } => {
+                let Some((pid, _)) = self.request_owner.remove(&request_id) else { return };
                 if let ApiResponse::WatchStarted { watch_id } = response.as_ref() {
                     self.watch_owner.insert(*watch_id, pid);
                 }
@@ -275,34 +236,24 @@ impl ProcessHost {
                 let Some(&pid) = self.watch_owner.get(&watch_id) else {
                     return;
                 };
-                self.deliver(ctx, pid, |s| {
-                    s.watch_events
-                        .entry(watch_id)
-                        .or_default()
-                        .push_back(*event)
-                });
+                self.deliver(ctx, pid, |s| s.watch_events.entry(watch_id).or_default().push_back(*event));
             }
             Payload::ConnectionRefused { request_id } => {
-                let Some(pid) = self.request_owner.remove(&request_id) else {
-                    return;
-                };
+                let Some((pid, _)) = self.request_owner.remove(&request_id) else { return };
                 self.deliver(ctx, pid, |s| {
-                    s.responses
-                        .insert(request_id, Err(ClientError::ConnectionRefused));
+                    s.responses.insert(request_id, Err(ClientError::ConnectionRefused));
                 });
             }
-            Payload::Disconnected { peer } if peer == self.server => {
-                let owners: Vec<(u64, u64)> = std::mem::take(&mut self.request_owner)
-                    .into_iter()
-                    .collect();
-                for (request_id, pid) in owners {
+            Payload::Disconnected { peer, since } if peer == self.server => {
+                let broken: Vec<u64> =
+                    self.request_owner.iter().filter(|(_, (_, sent))| *sent < since).map(|(id, _)| *id).collect();
+                for request_id in broken {
+                    let Some((pid, _)) = self.request_owner.remove(&request_id) else { continue };
                     self.deliver(ctx, pid, |s| {
-                        s.responses
-                            .insert(request_id, Err(ClientError::ConnectionReset));
+                        s.responses.insert(request_id, Err(ClientError::ConnectionReset));
                     });
                 }
-                let watches: Vec<(u64, u64)> =
-                    std::mem::take(&mut self.watch_owner).into_iter().collect();
+                let watches: Vec<(u64, u64)> = std::mem::take(&mut self.watch_owner).into_iter().collect();
                 for (watch_id, pid) in watches {
                     self.deliver(ctx, pid, |s| {
                         s.closed_watches.insert(watch_id);
@@ -342,20 +293,11 @@ impl ProcessHost {
         }
         let (outbox, timers) = {
             let mut s = p.shared.borrow_mut();
-            (
-                std::mem::take(&mut s.outbox),
-                std::mem::take(&mut s.timer_requests),
-            )
+            (std::mem::take(&mut s.outbox), std::mem::take(&mut s.timer_requests))
         };
         for (id, request) in outbox {
-            self.request_owner.insert(id, pid);
-            ctx.send(
-                self.server,
-                Payload::ApiRequest {
-                    request_id: id,
-                    request: Box::new(request),
-                },
-            );
+            self.request_owner.insert(id, (pid, ctx.now));
+            ctx.send(self.server, Payload::ApiRequest { request_id: id, request: Box::new(request) });
         }
         for (token, ms) in timers {
             self.timer_owner.insert(token, pid);

@@ -20,9 +20,13 @@ pub const KUBELET_VERSION: &str = "v1.34.1";
 const INSTALL_LIMIT_MS: u64 = 60_000;
 
 pub fn install(cluster: &mut Cluster) {
-    let mut docs: Vec<Value> = parse_documents(MANIFESTS, "bootstrap.yaml").map(|d| d.into_iter().map(|d| d.value).collect()).unwrap_or_default();
+    let mut docs: Vec<Value> = parse_documents(MANIFESTS, "bootstrap.yaml")
+        .map(|d| d.into_iter().map(|d| d.value).collect())
+        .unwrap_or_default();
     for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
-        docs.push(json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default", "namespace": ns}}));
+        docs.push(
+            json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default", "namespace": ns}}),
+        );
     }
     let nodes: Vec<NodeConfig> = cluster.config.all_nodes().cloned().collect();
     let control_plane = cluster.config.control_plane.name.clone();
@@ -62,7 +66,11 @@ async fn create_all(api: Api, docs: Vec<Value>) -> i32 {
             let mut json = created.to_json();
             json["status"] = status;
             let Ok(obj) = Object::from_json_as(info.kind, json) else { continue };
-            let req = ApiRequest::new(Credentials::Anonymous, Verb::Update, info).namespace(ns.as_deref()).name(&name).subresource("status").body(obj);
+            let req = ApiRequest::new(Credentials::Anonymous, Verb::Update, info)
+                .namespace(ns.as_deref())
+                .name(&name)
+                .subresource("status")
+                .body(obj);
             if !matches!(api.call(req).await, Ok(ApiResponse::Object(_))) {
                 failures += 1;
             }
@@ -90,7 +98,8 @@ fn node_object(n: &NodeConfig, index: usize, control_plane: bool) -> Value {
     if control_plane && taints.is_empty() {
         taints.push(json!({"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}));
     }
-    let capacity = json!({"cpu": n.cpu, "memory": n.memory, "pods": n.pods, "ephemeral-storage": "20Gi", "hugepages-2Mi": "0"});
+    let capacity =
+        json!({"cpu": n.cpu, "memory": n.memory, "pods": n.pods, "ephemeral-storage": "20Gi", "hugepages-2Mi": "0"});
     let condition = |t: &str, s: &str, reason: &str, message: &str| {
         json!({"type": t, "status": s, "reason": reason, "message": message,
                "lastHeartbeatTime": "2025-09-01T00:00:00Z", "lastTransitionTime": "2025-09-01T00:00:00Z"})
@@ -126,7 +135,8 @@ fn mirror_pod(component: &str, node: &str) -> Value {
         "etcd" => ("registry.k8s.io/etcd:3.6.4-0", "etcd"),
         other => ("", other),
     };
-    let image = if image.is_empty() { format!("registry.k8s.io/{component}:{KUBELET_VERSION}") } else { image.to_string() };
+    let image =
+        if image.is_empty() { format!("registry.k8s.io/{component}:{KUBELET_VERSION}") } else { image.to_string() };
     json!({
         "apiVersion": "v1",
         "kind": "Pod",

@@ -30,7 +30,7 @@ impl Component {
         match self {
             Component::Etcd(m) => match payload {
                 Payload::Etcd(msg) => m.on_message(ctx, from, msg),
-                Payload::Disconnected { peer } => m.on_disconnected(ctx, peer),
+                Payload::Disconnected { peer, .. } => m.on_disconnected(ctx, peer),
                 _ => {}
             },
             Component::ApiServer(a) => a.on_message(ctx, from, payload),
@@ -111,14 +111,17 @@ impl Cluster {
         };
         let cp = c.config.control_plane.name.clone();
         let members = c.config.etcd_members.max(1);
-        let etcd_ids: Vec<ComponentId> = (0..members).map(|i| c.reserve(&format!("etcd-{i}"), "etcd", Some(&cp))).collect();
+        let etcd_ids: Vec<ComponentId> =
+            (0..members).map(|i| c.reserve(&format!("etcd-{i}"), "etcd", Some(&cp))).collect();
         for (i, id) in etcd_ids.iter().enumerate() {
-            c.components[id.0 as usize] = Component::Etcd(Box::new(EtcdMember::new(i as u32, etcd_ids.clone(), i == 0)));
+            c.components[id.0 as usize] =
+                Component::Etcd(Box::new(EtcdMember::new(i as u32, etcd_ids.clone(), i == 0)));
         }
         c.etcd = etcd_ids.clone();
         c.apiserver = c.reserve("kube-apiserver", "control-plane", Some(&cp));
         let rng = c.rngs[c.apiserver.0 as usize].fork("registry");
-        c.components[c.apiserver.0 as usize] = Component::ApiServer(Box::new(ApiServer::new(c.apiserver, etcd_ids, c.authenticator(), rng)));
+        c.components[c.apiserver.0 as usize] =
+            Component::ApiServer(Box::new(ApiServer::new(c.apiserver, etcd_ids, c.authenticator(), rng)));
         c.reserve("kube-scheduler", "control-plane", Some(&cp));
         c.reserve("kube-controller-manager", "control-plane", Some(&cp));
         if c.config.cloud {
@@ -160,7 +163,10 @@ impl Cluster {
     pub fn credentials_for(&self, user: &str) -> Credentials {
         match self.config.users.iter().find(|u| u.name == user) {
             Some(u) => Credentials::Token(u.token.clone()),
-            None => Credentials::ClientCert { common_name: "kubernetes-admin".into(), organizations: vec!["system:masters".into()] },
+            None => Credentials::ClientCert {
+                common_name: "kubernetes-admin".into(),
+                organizations: vec!["system:masters".into()],
+            },
         }
     }
 
@@ -261,7 +267,10 @@ impl Cluster {
             return Ok(vec![id]);
         }
         if self.config.all_nodes().any(|n| n.name == name) {
-            return Ok(["kubelet", "containerd", "kube-proxy"].iter().filter_map(|p| self.kernel.id(&format!("{name}/{p}"))).collect());
+            return Ok(["kubelet", "containerd", "kube-proxy"]
+                .iter()
+                .filter_map(|p| self.kernel.id(&format!("{name}/{p}")))
+                .collect());
         }
         Err(format!("unknown component {name:?}"))
     }
@@ -316,6 +325,19 @@ impl Cluster {
         }
     }
 
+    /// Runs one kubectl command line as the current user until it exits or `limit_ms` pass.
+    pub fn kubectl(&mut self, line: &str, stdin: Option<String>, limit_ms: u64) -> CommandResult {
+        let inv = crate::kubectl::Invocation { line: line.to_string(), namespace: self.namespace.clone(), stdin };
+        let pid = self.spawn(None, move |api| Box::pin(crate::kubectl::run(api, inv)));
+        let result = self.run_until_exit(pid, limit_ms);
+        if let Component::Host(h) = &mut self.components[self.kubectl.0 as usize] {
+            if result.exit.is_some() {
+                h.forget(pid);
+            }
+        }
+        result
+    }
+
     pub fn user(&self) -> &str {
         &self.user
     }
@@ -343,7 +365,12 @@ impl Cluster {
             .kernel
             .slots()
             .zip(&self.placements)
-            .map(|((_, slot), p)| ComponentView { name: slot.name.clone(), role: p.role.to_string(), node: p.node.clone(), running: slot.running })
+            .map(|((_, slot), p)| ComponentView {
+                name: slot.name.clone(),
+                role: p.role.to_string(),
+                node: p.node.clone(),
+                running: slot.running,
+            })
             .collect();
         let in_flight = self
             .kernel

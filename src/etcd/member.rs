@@ -182,11 +182,7 @@ impl EtcdMember {
             started: false,
             log_max: LOG_MAX_ENTRIES,
             log_retain: LOG_RETAIN_ENTRIES,
-            role: if initial_leader {
-                Role::Leader
-            } else {
-                Role::Follower
-            },
+            role: if initial_leader { Role::Leader } else { Role::Follower },
             leader: initial_leader.then_some(index),
             votes: BTreeSet::new(),
             progress: vec![Progress::fresh(1); n],
@@ -314,15 +310,11 @@ impl EtcdMember {
     pub fn on_message(&mut self, ctx: &mut Ctx, from: ComponentId, msg: EtcdMessage) {
         match msg {
             EtcdMessage::Txn { request_id, txn } => self.client_txn(ctx, from, request_id, txn),
-            EtcdMessage::Watch {
-                watch_id,
-                prefix,
-                start_revision,
-            } => self.client_watch(ctx, from, watch_id, prefix, start_revision),
+            EtcdMessage::Watch { watch_id, prefix, start_revision } => {
+                self.client_watch(ctx, from, watch_id, prefix, start_revision)
+            }
             EtcdMessage::Compact { revision } => self.client_compact(ctx, revision),
-            EtcdMessage::TxnResult { .. }
-            | EtcdMessage::WatchEvents { .. }
-            | EtcdMessage::WatchCanceled { .. } => {}
+            EtcdMessage::TxnResult { .. } | EtcdMessage::WatchEvents { .. } | EtcdMessage::WatchCanceled { .. } => {}
             raft => self.on_raft(ctx, raft),
         }
     }
@@ -330,12 +322,8 @@ impl EtcdMember {
     pub fn on_timer(&mut self, ctx: &mut Ctx, token: u64) {
         let value = token & TOKEN_MASK;
         match token >> TOKEN_SHIFT {
-            TOKEN_ELECTION if value == self.timer_generation & TOKEN_MASK => {
-                self.on_election_timer(ctx)
-            }
-            TOKEN_HEARTBEAT if value == self.timer_generation & TOKEN_MASK => {
-                self.on_heartbeat_timer(ctx)
-            }
+            TOKEN_ELECTION if value == self.timer_generation & TOKEN_MASK => self.on_election_timer(ctx),
+            TOKEN_HEARTBEAT if value == self.timer_generation & TOKEN_MASK => self.on_heartbeat_timer(ctx),
             TOKEN_REQUEST => self.on_request_timeout(ctx, value),
             _ => {}
         }
@@ -369,40 +357,25 @@ impl EtcdMember {
     fn on_request_timeout(&mut self, ctx: &mut Ctx, id: u64) {
         self.held.remove(&id);
         if let Some(p) = self.pending.remove(&id) {
-            let msg = EtcdMessage::TxnResult {
-                request_id: p.request_id,
-                result: Err(EtcdError::Timeout),
-            };
+            let msg = EtcdMessage::TxnResult { request_id: p.request_id, result: Err(EtcdError::Timeout) };
             ctx.send(p.client, Payload::Etcd(msg));
         }
     }
 
     fn client_compact(&mut self, ctx: &mut Ctx, revision: u64) {
         match self.leader {
-            _ if self.role == Role::Leader => {
-                self.append(ctx, Txn::default(), Some(revision), 0, 0)
-            }
+            _ if self.role == Role::Leader => self.append(ctx, Txn::default(), Some(revision), 0, 0),
             Some(l) if l != self.index => self.send_to(ctx, l, EtcdMessage::Compact { revision }),
             _ => self.held_compact = Some(self.held_compact.unwrap_or(0).max(revision)),
         }
     }
 
     /// Starts a watch: replays history since `start` (or cancels when that is compacted), then streams.
-    fn client_watch(
-        &mut self,
-        ctx: &mut Ctx,
-        client: ComponentId,
-        watch_id: u64,
-        prefix: String,
-        start: u64,
-    ) {
+    fn client_watch(&mut self, ctx: &mut Ctx, client: ComponentId, watch_id: u64, prefix: String, start: u64) {
         let reply = match self.store.events_since(&prefix, start) {
             Ok(events) => {
                 let next_revision = start.max(self.store.revision() + 1);
-                let state = WatchState {
-                    prefix,
-                    next_revision,
-                };
+                let state = WatchState { prefix, next_revision };
                 self.watches.insert((client, watch_id), state);
                 EtcdMessage::WatchEvents { watch_id, events }
             }
@@ -435,9 +408,7 @@ impl EtcdMember {
             let _ = self.store.compact(revision);
             return;
         }
-        let mine = (entry.origin == self.index)
-            .then(|| self.pending.remove(&entry.request_id))
-            .flatten();
+        let mine = (entry.origin == self.index).then(|| self.pending.remove(&entry.request_id)).flatten();
         // Reads change nothing: only the member answering one needs to run it.
         if entry.txn.is_read_only() && mine.is_none() {
             return;
@@ -448,10 +419,7 @@ impl EtcdMember {
             self.stream_watches(ctx, self.store.revision());
         }
         if let Some(p) = mine {
-            let msg = EtcdMessage::TxnResult {
-                request_id: p.request_id,
-                result: Ok(response),
-            };
+            let msg = EtcdMessage::TxnResult { request_id: p.request_id, result: Ok(response) };
             ctx.send(p.client, Payload::Etcd(msg));
         }
     }
@@ -464,16 +432,10 @@ impl EtcdMember {
                 continue;
             }
             w.next_revision = revision + 1;
-            let matching: Vec<Event> = events
-                .iter()
-                .filter(|e| e.kv.key.starts_with(&w.prefix))
-                .map(|e| (*e).clone())
-                .collect();
+            let matching: Vec<Event> =
+                events.iter().filter(|e| e.kv.key.starts_with(&w.prefix)).map(|e| (*e).clone()).collect();
             if !matching.is_empty() {
-                let msg = EtcdMessage::WatchEvents {
-                    watch_id: *watch_id,
-                    events: matching,
-                };
+                let msg = EtcdMessage::WatchEvents { watch_id: *watch_id, events: matching };
                 ctx.send(*client, Payload::Etcd(msg));
             }
         }
@@ -484,18 +446,11 @@ impl EtcdMember {
     fn cancel_lagging_watches(&mut self, ctx: &mut Ctx) {
         let revision = self.store.revision();
         let compact_revision = self.store.compact_revision();
-        let lagging: Vec<(ComponentId, u64)> = self
-            .watches
-            .iter()
-            .filter(|(_, w)| w.next_revision <= revision)
-            .map(|(k, _)| *k)
-            .collect();
+        let lagging: Vec<(ComponentId, u64)> =
+            self.watches.iter().filter(|(_, w)| w.next_revision <= revision).map(|(k, _)| *k).collect();
         for (client, watch_id) in lagging {
             self.watches.remove(&(client, watch_id));
-            let msg = EtcdMessage::WatchCanceled {
-                watch_id,
-                compact_revision,
-            };
+            let msg = EtcdMessage::WatchCanceled { watch_id, compact_revision };
             ctx.send(client, Payload::Etcd(msg));
         }
     }
@@ -518,18 +473,13 @@ impl EtcdMember {
         } else {
             0
         };
-        self.log
-            .compact_to(everyone.max(too_long).min(self.applied));
+        self.log.compact_to(everyone.max(too_long).min(self.applied));
     }
 }
 
 impl Progress {
     fn fresh(next: u64) -> Progress {
-        Progress {
-            next,
-            matched: 0,
-            state: PeerState::Probe,
-        }
+        Progress { next, matched: 0, state: PeerState::Probe }
     }
 }
 
@@ -569,9 +519,7 @@ mod tests {
         fn with_limits(n: usize, seed: u64, max: usize, retain: usize) -> Net {
             let mut kernel = Kernel::new(seed);
             let (client, _) = kernel.register("client");
-            let (ids, rngs): (Vec<_>, Vec<_>) = (0..n as u32)
-                .map(|i| kernel.register(&member_name(i)))
-                .unzip();
+            let (ids, rngs): (Vec<_>, Vec<_>) = (0..n as u32).map(|i| kernel.register(&member_name(i))).unzip();
             let members = (0..n as u32)
                 .map(|i| {
                     let mut m = EtcdMember::new(i, ids.clone(), i == 0);
@@ -600,13 +548,7 @@ mod tests {
         fn with_member(&mut self, i: usize, chain: u64, f: impl FnOnce(&mut EtcdMember, &mut Ctx)) {
             let mut out = Vec::new();
             let me = self.ids[i];
-            let mut ctx = Ctx {
-                now: self.kernel.now(),
-                me,
-                chain,
-                rng: &mut self.rngs[i],
-                out: &mut out,
-            };
+            let mut ctx = Ctx { now: self.kernel.now(), me, chain, rng: &mut self.rngs[i], out: &mut out };
             f(&mut self.members[i], &mut ctx);
             self.kernel.apply(me, chain, out);
         }
@@ -620,18 +562,14 @@ mod tests {
                     };
                     let from = env.from;
                     match env.payload {
-                        Payload::Etcd(m) => {
-                            self.with_member(i, env.chain, |me, ctx| me.on_message(ctx, from, m))
-                        }
-                        Payload::Disconnected { peer } => {
+                        Payload::Etcd(m) => self.with_member(i, env.chain, |me, ctx| me.on_message(ctx, from, m)),
+                        Payload::Disconnected { peer, .. } => {
                             self.with_member(i, env.chain, |me, ctx| me.on_disconnected(ctx, peer))
                         }
                         _ => {}
                     }
                 }
-                SimEvent::Timer {
-                    to, token, chain, ..
-                } => {
+                SimEvent::Timer { to, token, chain, .. } => {
                     if let Some(i) = self.ids.iter().position(|id| *id == to) {
                         self.with_member(i, chain, |me, ctx| me.on_timer(ctx, token));
                     }
@@ -648,10 +586,9 @@ mod tests {
                 Payload::Etcd(EtcdMessage::WatchEvents { watch_id, events }) => {
                     self.watch_events.push((watch_id, events));
                 }
-                Payload::Etcd(EtcdMessage::WatchCanceled {
-                    watch_id,
-                    compact_revision,
-                }) => self.canceled.push((watch_id, compact_revision)),
+                Payload::Etcd(EtcdMessage::WatchCanceled { watch_id, compact_revision }) => {
+                    self.canceled.push((watch_id, compact_revision))
+                }
                 _ => {}
             }
         }
@@ -680,26 +617,13 @@ mod tests {
         }
 
         fn put(&mut self, member: usize, name: &str) -> u64 {
-            let op = Op::Put {
-                key: format!("{CM}{name}"),
-                value: configmap(name),
-            };
-            self.txn(
-                member,
-                Txn {
-                    success: vec![op],
-                    ..Txn::default()
-                },
-            )
+            let op = Op::Put { key: format!("{CM}{name}"), value: configmap(name) };
+            self.txn(member, Txn { success: vec![op], ..Txn::default() })
         }
 
         fn watch(&mut self, member: usize, watch_id: u64, prefix: &str, start_revision: u64) {
             let prefix = prefix.to_string();
-            let msg = EtcdMessage::Watch {
-                watch_id,
-                prefix,
-                start_revision,
-            };
+            let msg = EtcdMessage::Watch { watch_id, prefix, start_revision };
             self.send(member, msg);
         }
 
@@ -730,10 +654,7 @@ mod tests {
 
     fn configmap(name: &str) -> Arc<Object> {
         Arc::new(Object::ConfigMap(ConfigMap {
-            metadata: ObjectMeta {
-                name: Some(name.to_string()),
-                ..ObjectMeta::default()
-            },
+            metadata: ObjectMeta { name: Some(name.to_string()), ..ObjectMeta::default() },
             ..ConfigMap::default()
         }))
     }
@@ -796,16 +717,8 @@ mod tests {
             let waited = at.since(sent);
             assert!((7000..7020).contains(&waited), "seed {seed}: {waited} ms");
             let err = result.expect_err("a timeout");
-            assert_eq!(
-                err.to_string(),
-                "etcdserver: request timed out",
-                "seed {seed}"
-            );
-            assert_eq!(
-                net.leader(),
-                Some(0),
-                "seed {seed}: the leader keeps leading"
-            );
+            assert_eq!(err.to_string(), "etcdserver: request timed out", "seed {seed}");
+            assert_eq!(net.leader(), Some(0), "seed {seed}: the leader keeps leading");
             net.start(2);
             net.run_for(1000);
             let again = net.put(0, "b");
@@ -838,11 +751,7 @@ mod tests {
             assert_ne!(leader, 0, "seed {seed}");
             assert!(net.members[leader].term() > 1, "seed {seed}");
             let follower = 3 - leader;
-            assert_eq!(
-                net.members[follower].leader(),
-                Some(leader as u32),
-                "seed {seed}"
-            );
+            assert_eq!(net.members[follower].leader(), Some(leader as u32), "seed {seed}");
             let direct = net.put(leader, "b");
             let forwarded = net.put(follower, "c");
             net.run_for(500);
@@ -886,11 +795,7 @@ mod tests {
             net.start(2);
             net.run_for(1000);
             let (leader, back) = (&net.members[0], &net.members[2]);
-            assert_eq!(
-                back.applied_revision(),
-                leader.applied_revision(),
-                "seed {seed}"
-            );
+            assert_eq!(back.applied_revision(), leader.applied_revision(), "seed {seed}");
             assert_eq!(back.store().len(), 20, "seed {seed}");
             assert_eq!(back.commit_index(), leader.commit_index(), "seed {seed}");
         }
@@ -926,11 +831,7 @@ mod tests {
             net.put(0, &format!("cm-{i}"));
         }
         net.run_for(1000);
-        assert!(
-            net.members[0].log_len() < 5,
-            "seed 17: {}",
-            net.members[0].log_len()
-        );
+        assert!(net.members[0].log_len() < 5, "seed 17: {}", net.members[0].log_len());
         assert_eq!(net.members[0].applied_revision(), 31, "seed 17");
     }
 
@@ -958,17 +859,8 @@ mod tests {
         net.run_for(50);
         assert_eq!(net.watch_events, vec![(7, vec![])], "seed 23");
         net.put(0, "new");
-        let other = Op::Put {
-            key: "/registry/pods/default/p".into(),
-            value: configmap("p"),
-        };
-        net.txn(
-            0,
-            Txn {
-                success: vec![other],
-                ..Txn::default()
-            },
-        );
+        let other = Op::Put { key: "/registry/pods/default/p".into(), value: configmap("p") };
+        net.txn(0, Txn { success: vec![other], ..Txn::default() });
         net.run_for(500);
         assert_eq!(net.watch_events.len(), 2, "seed 23");
         let (id, events) = &net.watch_events[1];
@@ -991,10 +883,7 @@ mod tests {
         assert_eq!(replay[1].prev.as_ref().map(|p| p.mod_revision), Some(2));
         net.put(1, "c");
         net.run_for(500);
-        let streamed: Vec<u64> = net.watch_events[1..]
-            .iter()
-            .flat_map(|(_, e)| event_revisions(e))
-            .collect();
+        let streamed: Vec<u64> = net.watch_events[1..].iter().flat_map(|(_, e)| event_revisions(e)).collect();
         assert_eq!(streamed, vec![5], "seed 29");
     }
 
@@ -1049,11 +938,7 @@ mod tests {
             let leader = net.leader().expect("a leader");
             assert_ne!(leader, 0, "seed {seed}");
             assert_eq!(net.members[0].role(), Role::Follower, "seed {seed}");
-            assert_eq!(
-                net.members[0].term(),
-                net.members[leader].term(),
-                "seed {seed}"
-            );
+            assert_eq!(net.members[0].term(), net.members[leader].term(), "seed {seed}");
             let w = net.put(0, "a");
             net.run_for(500);
             assert_eq!(net.ok(w).revision, 2, "seed {seed}");
@@ -1106,17 +991,8 @@ mod tests {
         let mut net = Net::new(3, 43);
         net.run_for(300);
         let bogus = [
-            EtcdMessage::AppendResult {
-                term: 1,
-                from: 99,
-                success: true,
-                match_index: 1_000,
-            },
-            EtcdMessage::Vote {
-                term: 1,
-                from: 42,
-                granted: true,
-            },
+            EtcdMessage::AppendResult { term: 1, from: 99, success: true, match_index: 1_000 },
+            EtcdMessage::Vote { term: 1, from: 42, granted: true },
             EtcdMessage::AppendEntries {
                 term: 1,
                 leader: 77,
@@ -1161,19 +1037,9 @@ mod tests {
             net.run_for(1000);
             let old = &net.members[0];
             assert_eq!(old.applied_revision(), 2, "seed {seed}");
-            assert!(
-                old.store().get(&format!("{CM}kept")).is_some(),
-                "seed {seed}"
-            );
-            assert!(
-                old.store().get(&format!("{CM}lost")).is_none(),
-                "seed {seed}"
-            );
-            assert_eq!(
-                old.last_index(),
-                net.members[leader].last_index(),
-                "seed {seed}"
-            );
+            assert!(old.store().get(&format!("{CM}kept")).is_some(), "seed {seed}");
+            assert!(old.store().get(&format!("{CM}lost")).is_none(), "seed {seed}");
+            assert_eq!(old.last_index(), net.members[leader].last_index(), "seed {seed}");
         }
     }
 
@@ -1184,16 +1050,9 @@ mod tests {
         net.watch(0, 1, CM, 0);
         net.watch(1, 2, CM, 0);
         net.run_for(50);
-        assert_eq!(
-            net.members[0].watch_count() + net.members[1].watch_count(),
-            2
-        );
+        assert_eq!(net.members[0].watch_count() + net.members[1].watch_count(), 2);
         net.kernel.stop(net.client);
         net.run_for(50);
-        assert_eq!(
-            net.members[0].watch_count() + net.members[1].watch_count(),
-            0,
-            "seed 47"
-        );
+        assert_eq!(net.members[0].watch_count() + net.members[1].watch_count(), 0, "seed 47");
     }
 }

@@ -70,31 +70,18 @@ pub struct Txn {
 impl Txn {
     /// A single read (what `Range` requests and consistent reads use).
     pub fn range(key: &str, prefix: bool) -> Txn {
-        Txn {
-            success: vec![Op::Range {
-                key: key.to_string(),
-                prefix,
-            }],
-            ..Txn::default()
-        }
+        Txn { success: vec![Op::Range { key: key.to_string(), prefix }], ..Txn::default() }
     }
 
     pub fn is_read_only(&self) -> bool {
-        self.success
-            .iter()
-            .chain(&self.failure)
-            .all(|op| matches!(op, Op::Range { .. }))
+        self.success.iter().chain(&self.failure).all(|op| matches!(op, Op::Range { .. }))
     }
 
     /// The first key the transaction touches (for labels).
     pub fn first_key(&self) -> Option<&str> {
-        self.success
-            .iter()
-            .chain(&self.failure)
-            .next()
-            .map(|op| match op {
-                Op::Put { key, .. } | Op::Delete { key } | Op::Range { key, .. } => key.as_str(),
-            })
+        self.success.iter().chain(&self.failure).next().map(|op| match op {
+            Op::Put { key, .. } | Op::Delete { key } | Op::Range { key, .. } => key.as_str(),
+        })
     }
 }
 
@@ -144,9 +131,7 @@ impl std::fmt::Display for EtcdError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             EtcdError::Timeout => f.write_str("etcdserver: request timed out"),
-            EtcdError::Compacted { .. } => {
-                f.write_str("mvcc: required revision has been compacted")
-            }
+            EtcdError::Compacted { .. } => f.write_str("mvcc: required revision has been compacted"),
             EtcdError::NoLeader => f.write_str("etcdserver: no leader"),
         }
     }
@@ -172,31 +157,17 @@ pub enum EtcdMessage {
     /// Client → member: run a transaction (reads included: they go through Raft, so they need a quorum).
     Txn { request_id: u64, txn: Txn },
     /// Member → client.
-    TxnResult {
-        request_id: u64,
-        result: Result<TxnResponse, EtcdError>,
-    },
+    TxnResult { request_id: u64, result: Result<TxnResponse, EtcdError> },
     /// Client → member: watch every key under `prefix` from `start_revision` (0 = from now on).
-    Watch {
-        watch_id: u64,
-        prefix: String,
-        start_revision: u64,
-    },
+    Watch { watch_id: u64, prefix: String, start_revision: u64 },
     /// Member → client: events of a watch, in revision order.
     WatchEvents { watch_id: u64, events: Vec<Event> },
     /// Member → client: the watch cannot start that early (history compacted).
-    WatchCanceled {
-        watch_id: u64,
-        compact_revision: u64,
-    },
+    WatchCanceled { watch_id: u64, compact_revision: u64 },
     /// Client → member: compact history up to `revision` (the apiserver does it every 5 minutes).
     Compact { revision: u64 },
     /// Raft: follower forwards a client proposal to the leader.
-    Propose {
-        entry_txn: Txn,
-        origin: u32,
-        request_id: u64,
-    },
+    Propose { entry_txn: Txn, origin: u32, request_id: u64 },
     /// Raft: leader → follower, log entries and heartbeat.
     AppendEntries {
         term: u64,
@@ -207,28 +178,12 @@ pub enum EtcdMessage {
         leader_commit: u64,
     },
     /// Raft: follower → leader.
-    AppendResult {
-        term: u64,
-        from: u32,
-        success: bool,
-        match_index: u64,
-    },
+    AppendResult { term: u64, from: u32, success: bool, match_index: u64 },
     /// Raft: leader → a follower whose next entries were already dropped from the leader's log: the leader's
     /// whole store as of `last_index` (etcd's `MsgSnap`). Answered with `AppendResult`.
-    InstallSnapshot {
-        term: u64,
-        leader: u32,
-        last_index: u64,
-        last_term: u64,
-        snapshot: Box<store::Snapshot>,
-    },
+    InstallSnapshot { term: u64, leader: u32, last_index: u64, last_term: u64, snapshot: Box<store::Snapshot> },
     /// Raft: candidate → all.
-    RequestVote {
-        term: u64,
-        candidate: u32,
-        last_index: u64,
-        last_term: u64,
-    },
+    RequestVote { term: u64, candidate: u32, last_index: u64, last_term: u64 },
     /// Raft: voter → candidate.
     Vote { term: u64, from: u32, granted: bool },
 }
@@ -249,16 +204,8 @@ impl EtcdMessage {
             EtcdMessage::TxnResult { result: Err(e), .. } => e.to_string(),
             EtcdMessage::Watch { .. } => "etcd watch".into(),
             EtcdMessage::WatchEvents { events, .. } => {
-                let kind = events
-                    .first()
-                    .map(|e| {
-                        if e.kind == EventType::Put {
-                            "PUT"
-                        } else {
-                            "DELETE"
-                        }
-                    })
-                    .unwrap_or("PUT");
+                let kind =
+                    events.first().map(|e| if e.kind == EventType::Put { "PUT" } else { "DELETE" }).unwrap_or("PUT");
                 format!("etcd watch {kind}")
             }
             EtcdMessage::WatchCanceled { .. } => "etcd watch canceled".into(),
@@ -282,9 +229,7 @@ impl EtcdMessage {
 
     pub fn key(&self) -> Option<&str> {
         match self {
-            EtcdMessage::Txn { txn, .. } | EtcdMessage::Propose { entry_txn: txn, .. } => {
-                txn.first_key()
-            }
+            EtcdMessage::Txn { txn, .. } | EtcdMessage::Propose { entry_txn: txn, .. } => txn.first_key(),
             EtcdMessage::WatchEvents { events, .. } => events.first().map(|e| e.kv.key.as_str()),
             _ => None,
         }

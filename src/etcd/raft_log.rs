@@ -53,8 +53,7 @@ impl RaftLog {
     /// Drops the entry at `index` and everything after it (a conflicting suffix).
     pub fn truncate_from(&mut self, index: u64) {
         let keep = index.saturating_sub(self.offset + 1);
-        self.entries
-            .truncate(usize::try_from(keep).unwrap_or(usize::MAX));
+        self.entries.truncate(usize::try_from(keep).unwrap_or(usize::MAX));
     }
 
     /// Up to `max` entries starting at `index` (which must be after the offset).
@@ -91,14 +90,7 @@ mod tests {
     use crate::etcd::Txn;
 
     fn entry(index: u64, term: u64) -> LogEntry {
-        LogEntry {
-            term,
-            index,
-            txn: Txn::default(),
-            origin: 0,
-            request_id: 0,
-            compact: None,
-        }
+        LogEntry { term, index, txn: Txn::default(), origin: 0, request_id: 0, compact: None }
     }
 
     #[test]

@@ -14,9 +14,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::ops::Bound;
 use std::sync::Arc;
 
-use super::{
-    Compare, CompareTarget, EtcdError, Event, EventType, KeyValue, Op, OpResult, Txn, TxnResponse,
-};
+use super::{Compare, CompareTarget, EtcdError, Event, EventType, KeyValue, Op, OpResult, Txn, TxnResponse};
 use crate::api::Object;
 
 /// The current keys and revision of a store: what a member persists as a Raft snapshot.
@@ -47,12 +45,7 @@ impl Default for Store {
 impl Store {
     /// An empty store at revision 1, as a fresh etcd cluster starts.
     pub fn new() -> Store {
-        Store {
-            keys: BTreeMap::new(),
-            revision: 1,
-            compact_revision: 0,
-            history: VecDeque::new(),
-        }
+        Store { keys: BTreeMap::new(), revision: 1, compact_revision: 0, history: VecDeque::new() }
     }
 
     /// The revision of the last change (1 for a store that never changed).
@@ -96,25 +89,14 @@ impl Store {
     /// the same transaction).
     pub fn apply(&mut self, txn: &Txn) -> TxnResponse {
         let succeeded = txn.compare.iter().all(|c| self.holds(c));
-        let ops = if succeeded {
-            &txn.success
-        } else {
-            &txn.failure
-        };
+        let ops = if succeeded { &txn.success } else { &txn.failure };
         let next = self.revision + 1;
         let mut changed = false;
-        let results = ops
-            .iter()
-            .map(|op| self.run(op, next, &mut changed))
-            .collect();
+        let results = ops.iter().map(|op| self.run(op, next, &mut changed)).collect();
         if changed {
             self.revision = next;
         }
-        TxnResponse {
-            succeeded,
-            revision: self.revision,
-            results,
-        }
+        TxnResponse { succeeded, revision: self.revision, results }
     }
 
     fn holds(&self, compare: &Compare) -> bool {
@@ -131,18 +113,14 @@ impl Store {
         match op {
             Op::Put { key, value } => {
                 *changed = true;
-                OpResult::Put {
-                    prev: self.put(key, value, next),
-                }
+                OpResult::Put { prev: self.put(key, value, next) }
             }
             Op::Delete { key } => {
                 let deleted: Vec<KeyValue> = self.delete(key, next).into_iter().collect();
                 *changed |= !deleted.is_empty();
                 OpResult::Delete { deleted }
             }
-            Op::Range { key, prefix } => OpResult::Range {
-                kvs: self.range(key, *prefix),
-            },
+            Op::Range { key, prefix } => OpResult::Range { kvs: self.range(key, *prefix) },
         }
     }
 
@@ -156,11 +134,7 @@ impl Store {
             version: prev.as_ref().map_or(1, |p| p.version + 1),
         };
         self.keys.insert(key.to_string(), kv.clone());
-        self.history.push_back(Event {
-            kind: EventType::Put,
-            kv,
-            prev: prev.clone(),
-        });
+        self.history.push_back(Event { kind: EventType::Put, kv, prev: prev.clone() });
         prev
     }
 
@@ -175,11 +149,7 @@ impl Store {
             mod_revision: revision,
             version: 0,
         };
-        self.history.push_back(Event {
-            kind: EventType::Delete,
-            kv: tombstone,
-            prev: Some(prev.clone()),
-        });
+        self.history.push_back(Event { kind: EventType::Delete, kv: tombstone, prev: Some(prev.clone()) });
         Some(prev)
     }
 
@@ -199,29 +169,16 @@ impl Store {
             return Ok(Vec::new());
         }
         if start_revision <= self.compact_revision {
-            return Err(EtcdError::Compacted {
-                compact_revision: self.compact_revision,
-            });
+            return Err(EtcdError::Compacted { compact_revision: self.compact_revision });
         }
-        let from = self
-            .history
-            .partition_point(|e| e.kv.mod_revision < start_revision);
-        Ok(self
-            .history
-            .range(from..)
-            .filter(|e| e.kv.key.starts_with(prefix))
-            .cloned()
-            .collect())
+        let from = self.history.partition_point(|e| e.kv.mod_revision < start_revision);
+        Ok(self.history.range(from..).filter(|e| e.kv.key.starts_with(prefix)).cloned().collect())
     }
 
     /// The events of exactly one revision (what a watch streams after that revision is applied).
     pub fn events_at(&self, revision: u64) -> impl Iterator<Item = &Event> {
-        let from = self
-            .history
-            .partition_point(|e| e.kv.mod_revision < revision);
-        self.history
-            .range(from..)
-            .take_while(move |e| e.kv.mod_revision == revision)
+        let from = self.history.partition_point(|e| e.kv.mod_revision < revision);
+        self.history.range(from..).take_while(move |e| e.kv.mod_revision == revision)
     }
 
     /// Drops history at or before `revision` (clamped to the current revision). Compacting at or before the
@@ -229,14 +186,10 @@ impl Store {
     /// revision.
     pub fn compact(&mut self, revision: u64) -> Result<u64, EtcdError> {
         if revision <= self.compact_revision {
-            return Err(EtcdError::Compacted {
-                compact_revision: self.compact_revision,
-            });
+            return Err(EtcdError::Compacted { compact_revision: self.compact_revision });
         }
         let revision = revision.min(self.revision);
-        let keep_from = self
-            .history
-            .partition_point(|e| e.kv.mod_revision <= revision);
+        let keep_from = self.history.partition_point(|e| e.kv.mod_revision <= revision);
         self.history.drain(..keep_from);
         self.compact_revision = revision;
         Ok(revision)
@@ -244,11 +197,7 @@ impl Store {
 
     /// The current keys and revision.
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot {
-            keys: self.keys.clone(),
-            revision: self.revision,
-            compact_revision: self.compact_revision,
-        }
+        Snapshot { keys: self.keys.clone(), revision: self.revision, compact_revision: self.compact_revision }
     }
 
     /// A store holding exactly the snapshot's keys at its revision. The snapshot carries no history, so the
@@ -271,32 +220,21 @@ mod tests {
 
     fn cm(name: &str) -> Arc<Object> {
         Arc::new(Object::ConfigMap(ConfigMap {
-            metadata: ObjectMeta {
-                name: Some(name.to_string()),
-                ..ObjectMeta::default()
-            },
+            metadata: ObjectMeta { name: Some(name.to_string()), ..ObjectMeta::default() },
             ..ConfigMap::default()
         }))
     }
 
     fn put(key: &str) -> Op {
-        Op::Put {
-            key: key.to_string(),
-            value: cm(key),
-        }
+        Op::Put { key: key.to_string(), value: cm(key) }
     }
 
     fn del(key: &str) -> Op {
-        Op::Delete {
-            key: key.to_string(),
-        }
+        Op::Delete { key: key.to_string() }
     }
 
     fn txn(ops: Vec<Op>) -> Txn {
-        Txn {
-            success: ops,
-            ..Txn::default()
-        }
+        Txn { success: ops, ..Txn::default() }
     }
 
     fn keys(kvs: &[KeyValue]) -> Vec<&str> {
@@ -342,19 +280,11 @@ mod tests {
         assert_eq!((kv.create_revision, kv.mod_revision, kv.version), (2, 3, 2));
         let r = store.apply(&txn(vec![del("/k")]));
         assert_eq!(r.revision, 4);
-        assert_eq!(
-            r.results,
-            vec![OpResult::Delete {
-                deleted: vec![kv.clone()]
-            }]
-        );
+        assert_eq!(r.results, vec![OpResult::Delete { deleted: vec![kv.clone()] }]);
         assert!(store.get("/k").is_none());
         store.apply(&txn(vec![put("/k")]));
         let again = store.get("/k").unwrap();
-        assert_eq!(
-            (again.create_revision, again.mod_revision, again.version),
-            (5, 5, 1)
-        );
+        assert_eq!((again.create_revision, again.mod_revision, again.version), (5, 5, 1));
     }
 
     #[test]
@@ -372,16 +302,9 @@ mod tests {
         let mut store = Store::new();
         store.apply(&txn(vec![put("/a")]));
         let guarded = Txn {
-            compare: vec![Compare {
-                key: "/a".into(),
-                target: CompareTarget::ModRevision,
-                value: 99,
-            }],
+            compare: vec![Compare { key: "/a".into(), target: CompareTarget::ModRevision, value: 99 }],
             success: vec![put("/a")],
-            failure: vec![Op::Range {
-                key: "/a".into(),
-                prefix: false,
-            }],
+            failure: vec![Op::Range { key: "/a".into(), prefix: false }],
         };
         let r = store.apply(&guarded);
         assert!(!r.succeeded);
@@ -391,11 +314,7 @@ mod tests {
             other => panic!("unexpected results {other:?}"),
         }
         let ok = Txn {
-            compare: vec![Compare {
-                key: "/a".into(),
-                target: CompareTarget::ModRevision,
-                value: 2,
-            }],
+            compare: vec![Compare { key: "/a".into(), target: CompareTarget::ModRevision, value: 2 }],
             ..guarded
         };
         assert!(store.apply(&ok).succeeded);
@@ -406,27 +325,15 @@ mod tests {
     fn a_missing_key_compares_as_zero_on_every_target() {
         let mut store = Store::new();
         let create_if_absent = |target| Txn {
-            compare: vec![Compare {
-                key: "/new".into(),
-                target,
-                value: 0,
-            }],
+            compare: vec![Compare { key: "/new".into(), target, value: 0 }],
             success: vec![put("/new")],
             failure: vec![],
         };
-        for target in [
-            CompareTarget::ModRevision,
-            CompareTarget::CreateRevision,
-            CompareTarget::Version,
-        ] {
+        for target in [CompareTarget::ModRevision, CompareTarget::CreateRevision, CompareTarget::Version] {
             let mut fresh = Store::new();
             assert!(fresh.apply(&create_if_absent(target)).succeeded);
         }
-        assert!(
-            store
-                .apply(&create_if_absent(CompareTarget::Version))
-                .succeeded
-        );
+        assert!(store.apply(&create_if_absent(CompareTarget::Version)).succeeded);
         let second = store.apply(&create_if_absent(CompareTarget::Version));
         assert!(!second.succeeded);
         assert_eq!(second.revision, 2);
@@ -466,23 +373,11 @@ mod tests {
         store.apply(&txn(vec![put("/p/a")]));
         store.apply(&txn(vec![del("/p/a")]));
         let events = store.events_since("/p/", 2).unwrap();
-        let summary: Vec<(EventType, u64, Option<u64>)> = events
-            .iter()
-            .map(|e| {
-                (
-                    e.kind,
-                    e.kv.mod_revision,
-                    e.prev.as_ref().map(|p| p.mod_revision),
-                )
-            })
-            .collect();
+        let summary: Vec<(EventType, u64, Option<u64>)> =
+            events.iter().map(|e| (e.kind, e.kv.mod_revision, e.prev.as_ref().map(|p| p.mod_revision))).collect();
         assert_eq!(
             summary,
-            vec![
-                (EventType::Put, 2, None),
-                (EventType::Put, 4, Some(2)),
-                (EventType::Delete, 5, Some(4)),
-            ]
+            vec![(EventType::Put, 2, None), (EventType::Put, 4, Some(2)), (EventType::Delete, 5, Some(4)),]
         );
         assert_eq!(store.events_since("/p/", 5).unwrap().len(), 1);
         assert!(store.events_since("/p/", 6).unwrap().is_empty());
@@ -498,12 +393,7 @@ mod tests {
         }
         assert_eq!(store.compact(4), Ok(4));
         assert_eq!(store.compact_revision(), 4);
-        assert_eq!(
-            store.events_since("/", 4),
-            Err(EtcdError::Compacted {
-                compact_revision: 4
-            })
-        );
+        assert_eq!(store.events_since("/", 4), Err(EtcdError::Compacted { compact_revision: 4 }));
         let left = store.events_since("/", 5).unwrap();
         assert_eq!(left.len(), 2);
         assert_eq!(store.history_len(), 2);

@@ -14,7 +14,8 @@ pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration
 
 /// The manifests named by `-f` (only `-` is available in the simulation: the editor or a scenario step).
 fn documents(ctx: &Context) -> Result<(Vec<Document>, String), Failure> {
-    let file = ctx.args.get(&["f", "filename"]).ok_or_else(|| Failure("error: must specify one of -f and -k".into()))?;
+    let file =
+        ctx.args.get(&["f", "filename"]).ok_or_else(|| Failure("error: must specify one of -f and -k".into()))?;
     let (source, text) = match (file, &ctx.stdin) {
         ("-", Some(text)) => ("STDIN".to_string(), text.clone()),
         ("-", None) => ("STDIN".to_string(), String::new()),
@@ -60,17 +61,18 @@ async fn apply_one(ctx: &Context, mut doc: Value, source: &str) -> Result<(), Fa
     if name.is_empty() {
         return Err(Failure(format!("error: error when retrieving current configuration of:\nResource: {:?}, Name: \"\", Namespace: {ns:?}\nfrom server for: {source:?}: resource name may not be empty", info.resource)));
     }
-    let mut last_applied = doc.clone();
-    if let Some(m) = last_applied["metadata"].as_object_mut() {
+    if let Some(m) = doc["metadata"].as_object_mut() {
         if info.namespaced && !m.contains_key("namespace") {
             m.insert("namespace".into(), Value::String(ns.clone()));
         }
     }
-    let encoded = serde_json::to_string(&last_applied).unwrap_or_default();
+    let encoded = serde_json::to_string(&doc).unwrap_or_default();
     let live = match ctx.api.call(ctx.request(Verb::Get, info).namespace(Some(&ns)).name(&name)).await? {
         ApiResponse::Object(o) => Some(o),
         ApiResponse::Error(s) if s.code == 404 && s.message.starts_with(&format!("{} ", info.qualified())) => None,
-        ApiResponse::Error(s) => return Err(Failure(s.with_source("retrieving current configuration of", source).kubectl_line())),
+        ApiResponse::Error(s) => {
+            return Err(Failure(s.with_source("retrieving current configuration of", source).kubectl_line()))
+        }
         _ => None,
     };
     doc["metadata"]["annotations"][LAST_APPLIED] = Value::String(encoded + "\n");
@@ -95,7 +97,9 @@ async fn apply_one(ctx: &Context, mut doc: Value, source: &str) -> Result<(), Fa
             req.patch = Some(PatchBody::Strategic(patch));
             match ctx.api.call(req).await? {
                 ApiResponse::Object(o) => ctx.println(&format!("{} configured", kind_name(&o))),
-                ApiResponse::Error(s) => return Err(Failure(s.with_source("applying patch:\n", source).kubectl_line())),
+                ApiResponse::Error(s) => {
+                    return Err(Failure(s.with_source("applying patch:\n", source).kubectl_line()))
+                }
                 _ => {}
             }
         }
@@ -177,7 +181,10 @@ fn add_deletions(previous: &Value, new: &Value, patch: &mut Value) {
 
 pub async fn create(ctx: &Context) -> Result<(), Failure> {
     if ctx.args.get(&["f", "filename"]).is_none() {
-        return Err(Failure(format!("error: unknown command {:?} for \"kubectl create\"", ctx.args.positional.get(1).cloned().unwrap_or_default())));
+        return Err(Failure(format!(
+            "error: unknown command {:?} for \"kubectl create\"",
+            ctx.args.positional.get(1).cloned().unwrap_or_default()
+        )));
     }
     let (docs, source) = documents(ctx)?;
     let default_ns = ctx.namespace();

@@ -106,7 +106,9 @@ impl Args {
                     Some((n, v)) => (n.to_string(), Some(v.to_string())),
                     None => (long.to_string(), None),
                 })
-            } else if let Some(short) = w.strip_prefix('-').filter(|s| !s.is_empty() && !s.starts_with(|c: char| c.is_ascii_digit())) {
+            } else if let Some(short) =
+                w.strip_prefix('-').filter(|s| !s.is_empty() && !s.starts_with(|c: char| c.is_ascii_digit()))
+            {
                 let (n, rest) = short.split_at(1);
                 let v = rest.strip_prefix('=').unwrap_or(rest);
                 Some((n.to_string(), (!v.is_empty()).then(|| v.to_string())))
@@ -116,7 +118,9 @@ impl Args {
             match name_value {
                 None => args.positional.push(w.clone()),
                 Some((name, Some(v))) => args.flags.entry(name).or_default().push(v),
-                Some((name, None)) if BOOL_FLAGS.contains(&name.as_str()) => args.flags.entry(name).or_default().push("true".into()),
+                Some((name, None)) if BOOL_FLAGS.contains(&name.as_str()) => {
+                    args.flags.entry(name).or_default().push("true".into())
+                }
                 Some((name, None)) => {
                     i += 1;
                     let v = words.get(i).ok_or_else(|| format!("flag needs an argument: --{name}"))?;
@@ -148,14 +152,18 @@ mod tests {
 
     #[test]
     fn words_split_like_a_shell() {
-        assert_eq!(split_words(r#"get pods -o jsonpath='{.items[*].metadata.name}'"#).unwrap()[3], "jsonpath={.items[*].metadata.name}");
+        assert_eq!(
+            split_words(r#"get pods -o jsonpath='{.items[*].metadata.name}'"#).unwrap()[3],
+            "jsonpath={.items[*].metadata.name}"
+        );
         assert_eq!(split_words(r#"label pod x "a=b c""#).unwrap(), vec!["label", "pod", "x", "a=b c"]);
         assert!(split_words("get 'pods").is_err());
     }
 
     #[test]
     fn flags_take_values_in_every_spelling() {
-        let w = split_words("get pods -n kube-system -o=wide -lapp=web --field-selector status.phase=Running -A").unwrap();
+        let w =
+            split_words("get pods -n kube-system -o=wide -lapp=web --field-selector status.phase=Running -A").unwrap();
         let a = Args::parse(&w).unwrap();
         assert_eq!(a.positional, vec!["get", "pods"]);
         assert_eq!(a.get(&["n", "namespace"]), Some("kube-system"));

@@ -15,7 +15,11 @@ pub async fn delete(ctx: &Context) -> Result<(), Failure> {
         "background" | "true" => "Background",
         "foreground" => "Foreground",
         "orphan" | "false" => "Orphan",
-        other => return Err(Failure(format!("error: invalid cascade value ({other}). Must be \"background\", \"foreground\", or \"orphan\""))),
+        other => {
+            return Err(Failure(format!(
+                "error: invalid cascade value ({other}). Must be \"background\", \"foreground\", or \"orphan\""
+            )))
+        }
     };
     let grace = match (ctx.args.has(&["force"]), ctx.args.get(&["grace-period"])) {
         (_, Some(g)) => Some(g.parse::<i64>().map_err(|_| Failure(format!("error: invalid argument \"{g}\" for \"--grace-period\" flag: strconv.ParseInt: parsing \"{g}\": invalid syntax")))?),
@@ -32,7 +36,11 @@ pub async fn delete(ctx: &Context) -> Result<(), Failure> {
         req.params.grace_period_seconds = grace.map(|g| if g == 0 && ctx.args.has(&["force"]) { 0 } else { g.max(1) });
         match ctx.api.call(req).await? {
             ApiResponse::Object(_) => {
-                let what = if info.group.is_empty() { info.kind.name().to_ascii_lowercase() } else { format!("{}.{}", info.kind.name().to_ascii_lowercase(), info.group) };
+                let what = if info.group.is_empty() {
+                    info.kind.name().to_ascii_lowercase()
+                } else {
+                    format!("{}.{}", info.kind.name().to_ascii_lowercase(), info.group)
+                };
                 let forced = if grace == Some(0) && ctx.args.has(&["force"]) { " (force)" } else { "" };
                 if info.namespaced {
                     ctx.println(&format!("{what} {name:?} deleted from {ns} namespace{forced}"));
@@ -61,7 +69,12 @@ fn targets(ctx: &Context) -> Result<Vec<(&'static ResourceInfo, String, String)>
             .map(|d| {
                 let v = d.value;
                 let info = lookup_kind(v["apiVersion"].as_str().unwrap_or(""), v["kind"].as_str().unwrap_or(""))
-                    .ok_or_else(|| Failure(format!("error: resource mapping not found for kind {:?}", v["kind"].as_str().unwrap_or(""))))?;
+                    .ok_or_else(|| {
+                        Failure(format!(
+                            "error: resource mapping not found for kind {:?}",
+                            v["kind"].as_str().unwrap_or("")
+                        ))
+                    })?;
                 let obj_ns = v["metadata"]["namespace"].as_str().unwrap_or(&ns).to_string();
                 Ok((info, obj_ns, v["metadata"]["name"].as_str().unwrap_or("").to_string()))
             })
@@ -74,7 +87,7 @@ fn targets(ctx: &Context) -> Result<Vec<(&'static ResourceInfo, String, String)>
     let mut out = Vec::new();
     if first.contains('/') {
         for w in words {
-            let (t, n) = w.split_once('/').ok_or_else(|| Failure(format!("error: there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'")))?;
+            let (t, n) = w.split_once('/').ok_or_else(|| Failure(("error: there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'").to_string()))?;
             out.push((resource(t)?, ns.clone(), n.to_string()));
         }
     } else {

@@ -60,7 +60,9 @@ pub async fn get(ctx: &Context) -> Result<(), Failure> {
                 }
                 table.render(ctx.args.has(&["no-headers"]))
             }
-            other => printers::output::render(other, &objects, !names.is_empty() && names.len() == 1).map_err(Failure)?,
+            other => {
+                printers::output::render(other, &objects, !names.is_empty() && names.len() == 1).map_err(Failure)?
+            }
         };
         ctx.api.print(&text);
     }

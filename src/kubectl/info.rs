@@ -23,7 +23,9 @@ pub async fn version(ctx: &Context) -> Result<(), Failure> {
 pub async fn cluster_info(ctx: &Context) -> Result<(), Failure> {
     let ns_info = crate::api::lookup("namespaces").expect("namespaces are served");
     ctx.call(ctx.request(crate::api::Verb::Get, ns_info).name("default")).await?;
-    ctx.println(&format!("\u{1b}[0;32mKubernetes control plane\u{1b}[0m is running at \u{1b}[0;33mhttps://{SERVER}\u{1b}[0m"));
+    ctx.println(&format!(
+        "\u{1b}[0;32mKubernetes control plane\u{1b}[0m is running at \u{1b}[0;33mhttps://{SERVER}\u{1b}[0m"
+    ));
     ctx.println(&format!(
         "\u{1b}[0;32mCoreDNS\u{1b}[0m is running at \u{1b}[0;33mhttps://{SERVER}/api/v1/namespaces/kube-system/services/kube-dns:dns/proxy\u{1b}[0m"
     ));
@@ -42,7 +44,13 @@ pub fn api_resources(ctx: &Context) -> Result<(), Failure> {
         if namespaced.is_some_and(|n| (n == "true") != r.namespaced) {
             continue;
         }
-        table.rows.push(vec![r.resource.to_string(), r.short_names.join(","), r.api_version(), r.namespaced.to_string(), r.kind.name().to_string()]);
+        table.rows.push(vec![
+            r.resource.to_string(),
+            r.short_names.join(","),
+            r.api_version(),
+            r.namespaced.to_string(),
+            r.kind.name().to_string(),
+        ]);
     }
     ctx.api.print(&table.render(ctx.args.has(&["no-headers"])));
     Ok(())

@@ -45,8 +45,12 @@ impl From<Status> for Failure {
 /// kubectl's line when the TCP connection fails.
 pub fn transport_line(e: &ClientError) -> String {
     match e {
-        ClientError::ConnectionRefused => format!("The connection to the server {SERVER} was refused - did you specify the right host or port?"),
-        ClientError::ConnectionReset => format!("Unable to connect to the server: read tcp 192.168.56.10:52044->{SERVER}: read: connection reset by peer"),
+        ClientError::ConnectionRefused => {
+            format!("The connection to the server {SERVER} was refused - did you specify the right host or port?")
+        }
+        ClientError::ConnectionReset => format!(
+            "Unable to connect to the server: read tcp 192.168.56.10:52044->{SERVER}: read: connection reset by peer"
+        ),
     }
 }
 

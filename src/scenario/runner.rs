@@ -4,7 +4,6 @@
 use std::fmt::Write as _;
 
 use crate::cluster::{Cluster, ClusterConfig, NodeConfig, UserConfig};
-use crate::kubectl::Invocation;
 
 use super::file::{Action, Expect, Scenario, Step};
 
@@ -64,7 +63,7 @@ pub fn cluster_config(s: &Scenario) -> ClusterConfig {
         memory: n.memory.clone(),
         pods: n.pods.clone(),
         labels: n.labels.clone(),
-        taints: n.taints.iter().map(|t| (t.key.clone(), t.value.clone(), t.effect.clone())).collect(),
+        taints: n.taints.iter().map(|t| (t.key.clone(), t.value.clone(), t.effect.as_str().to_string())).collect(),
     };
     ClusterConfig {
         etcd_members: s.cluster.etcd_members,
@@ -94,9 +93,7 @@ pub fn run(s: &Scenario) -> RunReport {
 
 /// Runs one kubectl line as the cluster's current user until it exits.
 pub fn kubectl(cluster: &mut Cluster, line: &str, stdin: Option<String>) -> (String, Option<i32>) {
-    let inv = Invocation { line: line.to_string(), namespace: cluster.namespace().to_string(), stdin };
-    let pid = cluster.spawn(None, move |api| Box::pin(crate::kubectl::run(api, inv)));
-    let r = cluster.run_until_exit(pid, COMMAND_LIMIT_MS);
+    let r = cluster.kubectl(line, stdin, COMMAND_LIMIT_MS);
     (r.output, r.exit)
 }
 
@@ -155,32 +152,9 @@ fn wait_for(cluster: &mut Cluster, command: &str, contains: &str, timeout_ms: u6
     }
 }
 
-/// Every failed check of `expect`, as sentences that show what was wanted and what came.
+/// Every failed check of `expect`, each followed by the output it was checked against.
 pub fn check(e: &Expect, output: &str, exit: Option<i32>) -> Vec<String> {
-    let mut failures = Vec::new();
-    for c in &e.contains {
-        if !output.contains(c.as_str()) {
-            failures.push(format!("output does not contain {c:?}; output was:\n{}", indent(output)));
-        }
-    }
-    for c in &e.not_contains {
-        if output.contains(c.as_str()) {
-            failures.push(format!("output contains {c:?} but should not; output was:\n{}", indent(output)));
-        }
-    }
-    for m in &e.matches {
-        match super::file::compile_regex(m) {
-            Ok(re) if re.is_match(output) => {}
-            Ok(_) => failures.push(format!("no line matches /{m}/; output was:\n{}", indent(output))),
-            Err(err) => failures.push(format!("invalid regex /{m}/: {err}")),
-        }
-    }
-    if let Some(code) = e.exit_code {
-        if exit != Some(code) {
-            failures.push(format!("exit code {exit:?}, expected {code}"));
-        }
-    }
-    failures
+    e.failures(output, exit.unwrap_or(-1)).into_iter().map(|f| format!("{f}; the output was:\n{}", indent(output))).collect()
 }
 
 fn indent(text: &str) -> String {

@@ -38,10 +38,9 @@ pub enum Payload {
     ConnectionRefused {
         request_id: u64,
     },
-    /// An established connection to `peer` is gone (the peer stopped).
-    Disconnected {
-        peer: ComponentId,
-    },
+    /// An established connection to `peer` is gone: the peer stopped at `since`. Requests sent before
+    /// then will never be answered.
+    Disconnected { peer: ComponentId, since: SimTime },
 }
 
 impl Payload {
@@ -56,11 +55,7 @@ impl Payload {
                 ApiResponse::Object(_) | ApiResponse::Text(_) => "200 OK".into(),
             },
             Payload::WatchEvent { event, .. } => {
-                let resource = event
-                    .object
-                    .as_ref()
-                    .map(|o| o.info().resource)
-                    .unwrap_or("");
+                let resource = event.object.as_ref().map(|o| o.info().resource).unwrap_or("");
                 format!("{} {resource}", event.kind.as_str())
             }
             Payload::Etcd(m) => m.label(),
@@ -78,21 +73,16 @@ impl Payload {
                     .clone()
                     .or_else(|| request.body.as_ref().map(|b| b.name().to_string()))
                     .unwrap_or_default();
-                let ns = request
-                    .namespace
-                    .clone()
-                    .map(|n| format!("{n}/"))
-                    .unwrap_or_default();
+                let ns = request.namespace.clone().map(|n| format!("{n}/")).unwrap_or_default();
                 (!name.is_empty()).then(|| format!("{} {ns}{name}", request.resource.resource))
             }
             Payload::ApiResponse { response, .. } => match response.as_ref() {
                 ApiResponse::Object(o) => Some(format!("{} {}", o.info().resource, o.ns_name())),
                 _ => None,
             },
-            Payload::WatchEvent { event, .. } => event
-                .object
-                .as_ref()
-                .map(|o| format!("{} {}", o.info().resource, o.ns_name())),
+            Payload::WatchEvent { event, .. } => {
+                event.object.as_ref().map(|o| format!("{} {}", o.info().resource, o.ns_name()))
+            }
             Payload::Etcd(m) => m.key().map(str::to_string),
             _ => None,
         }
@@ -103,9 +93,7 @@ impl Payload {
         match self {
             Payload::ApiResponse { response, .. } => match response.as_ref() {
                 ApiResponse::Object(o) => Some(o.resource_version()),
-                ApiResponse::List {
-                    resource_version, ..
-                } => Some(*resource_version),
+                ApiResponse::List { resource_version, .. } => Some(*resource_version),
                 _ => None,
             },
             Payload::WatchEvent { event, .. } => Some(event.resource_version),
@@ -117,18 +105,13 @@ impl Payload {
     /// What the sender learns when the receiver is not listening.
     pub fn refusal(&self) -> Option<Payload> {
         match self {
-            Payload::ApiRequest { request_id, .. } => Some(Payload::ConnectionRefused {
-                request_id: *request_id,
-            }),
-            Payload::Etcd(m) => m
-                .request_id()
-                .map(|request_id| Payload::ConnectionRefused { request_id }),
+            Payload::ApiRequest { request_id, .. } => Some(Payload::ConnectionRefused { request_id: *request_id }),
+            Payload::Etcd(m) => m.request_id().map(|request_id| Payload::ConnectionRefused { request_id }),
             _ => None,
         }
     }
 
     pub fn is_request(&self) -> bool {
-        matches!(self, Payload::ApiRequest { .. })
-            || matches!(self, Payload::Etcd(m) if m.request_id().is_some())
+        matches!(self, Payload::ApiRequest { .. }) || matches!(self, Payload::Etcd(m) if m.request_id().is_some())
     }
 }

@@ -54,12 +54,7 @@ impl Ctx<'_> {
 #[derive(Debug)]
 pub enum Event {
     Deliver(Envelope),
-    Timer {
-        to: ComponentId,
-        incarnation: u32,
-        token: u64,
-        chain: ChainId,
-    },
+    Timer { to: ComponentId, incarnation: u32, token: u64, chain: ChainId },
 }
 
 #[derive(Debug)]
@@ -143,11 +138,7 @@ impl Kernel {
     /// Registers a component (running) and returns its id and its own random stream.
     pub fn register(&mut self, name: &str) -> (ComponentId, Rng) {
         let id = ComponentId(self.slots.len() as u32);
-        self.slots.push(Slot {
-            name: name.to_string(),
-            running: true,
-            incarnation: 1,
-        });
+        self.slots.push(Slot { name: name.to_string(), running: true, incarnation: 1 });
         self.by_name.insert(name.to_string(), id);
         (id, self.root.fork(name))
     }
@@ -165,10 +156,7 @@ impl Kernel {
     }
 
     pub fn slots(&self) -> impl Iterator<Item = (ComponentId, &Slot)> {
-        self.slots
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (ComponentId(i as u32), s))
+        self.slots.iter().enumerate().map(|(i, s)| (ComponentId(i as u32), s))
     }
 
     pub fn is_running(&self, id: ComponentId) -> bool {
@@ -190,12 +178,7 @@ impl Kernel {
             return;
         }
         slot.running = false;
-        let peers: Vec<ComponentId> = self
-            .peers
-            .remove(&id)
-            .unwrap_or_default()
-            .into_iter()
-            .collect();
+        let peers: Vec<ComponentId> = self.peers.remove(&id).unwrap_or_default().into_iter().collect();
         for peer in peers {
             if let Some(set) = self.peers.get_mut(&peer) {
                 set.remove(&id);
@@ -203,7 +186,8 @@ impl Kernel {
             self.connections.remove(&(id, peer));
             self.connections.remove(&(peer, id));
             if self.is_running(peer) {
-                self.deliver_from_network(id, peer, Payload::Disconnected { peer: id }, 0);
+                let since = self.now;
+                self.deliver_from_network(id, peer, Payload::Disconnected { peer: id, since }, 0);
             }
         }
     }
@@ -264,13 +248,7 @@ impl Kernel {
     }
 
     /// A message the network itself produces (a refused connection, a reset) arriving at `to`.
-    fn deliver_from_network(
-        &mut self,
-        from: ComponentId,
-        to: ComponentId,
-        payload: Payload,
-        chain: ChainId,
-    ) {
+    fn deliver_from_network(&mut self, from: ComponentId, to: ComponentId, payload: Payload, chain: ChainId) {
         let id = self.next_id();
         let at = self.now.plus_ms(LATENCY_MS_MIN);
         let envelope = Envelope {
@@ -288,15 +266,7 @@ impl Kernel {
 
     pub fn set_timer(&mut self, to: ComponentId, after_ms: u64, token: u64, chain: ChainId) {
         let incarnation = self.slot(to).incarnation;
-        self.schedule(
-            self.now.plus_ms(after_ms),
-            Event::Timer {
-                to,
-                incarnation,
-                token,
-                chain,
-            },
-        );
+        self.schedule(self.now.plus_ms(after_ms), Event::Timer { to, incarnation, token, chain });
     }
 
     fn next_id(&mut self) -> u64 {
@@ -307,11 +277,7 @@ impl Kernel {
 
     fn schedule(&mut self, at: SimTime, event: Event) {
         self.seq += 1;
-        self.queue.push(Reverse(Scheduled {
-            at,
-            seq: self.seq,
-            event,
-        }));
+        self.queue.push(Reverse(Scheduled { at, seq: self.seq, event }));
     }
 
     /// When the next event happens, if any.
@@ -338,30 +304,22 @@ impl Kernel {
                         sent: env.sent,
                         delivered: env.deliver,
                         chain: env.chain,
-                        outcome: if alive {
-                            Outcome::Delivered
-                        } else {
-                            Outcome::Dropped
-                        },
+                        outcome: if alive { Outcome::Delivered } else { Outcome::Dropped },
                     });
                     if alive {
                         return Some(Event::Deliver(env));
                     }
+                    // A request that reaches a dead process is answered by the network with a reset.
+                    if let Some(refusal) = env.payload.refusal() {
+                        if self.is_running(env.from) {
+                            self.deliver_from_network(env.to, env.from, refusal, env.chain);
+                        }
+                    }
                 }
-                Event::Timer {
-                    to,
-                    incarnation,
-                    token,
-                    chain,
-                } => {
+                Event::Timer { to, incarnation, token, chain } => {
                     let slot = self.slot(to);
                     if slot.running && slot.incarnation == incarnation {
-                        return Some(Event::Timer {
-                            to,
-                            incarnation,
-                            token,
-                            chain,
-                        });
+                        return Some(Event::Timer { to, incarnation, token, chain });
                     }
                 }
             }

@@ -29,14 +29,7 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
 impl Rng {
     pub fn new(seed: u64) -> Rng {
         let mut sm = seed;
-        Rng {
-            s: [
-                splitmix64(&mut sm),
-                splitmix64(&mut sm),
-                splitmix64(&mut sm),
-                splitmix64(&mut sm),
-            ],
-        }
+        Rng { s: [splitmix64(&mut sm), splitmix64(&mut sm), splitmix64(&mut sm), splitmix64(&mut sm)] }
     }
 
     /// A child stream named `label`, independent of how many numbers this stream has drawn.
@@ -75,9 +68,7 @@ impl Rng {
 
     /// `len` characters drawn from `alphabet`.
     pub fn string_from(&mut self, alphabet: &[u8], len: usize) -> String {
-        (0..len)
-            .map(|_| alphabet[self.below(alphabet.len() as u64) as usize] as char)
-            .collect()
+        (0..len).map(|_| alphabet[self.below(alphabet.len() as u64) as usize] as char).collect()
     }
 }
 

@@ -3,19 +3,7 @@
 use std::fmt;
 
 /// A point on the simulated clock, in milliseconds since the simulation began.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Default,
-    serde::Serialize,
-    serde::Deserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct SimTime(pub u64);
 
 impl SimTime {
@@ -56,24 +44,13 @@ pub fn rfc3339_from_epoch_ms(epoch_ms: u64) -> String {
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60
-    )
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, (rem % 3600) / 60, rem % 60)
 }
 
 /// Parses `YYYY-MM-DDTHH:MM:SSZ` back into simulated time (None if malformed or before the epoch).
 pub fn parse_rfc3339(text: &str) -> Option<SimTime> {
     let b = text.as_bytes();
-    if b.len() != 20
-        || b[4] != b'-'
-        || b[7] != b'-'
-        || b[10] != b'T'
-        || b[13] != b':'
-        || b[16] != b':'
-        || b[19] != b'Z'
+    if b.len() != 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' || b[19] != b'Z'
     {
         return None;
     }
@@ -129,9 +106,7 @@ pub fn parse_duration_ms(text: &str) -> Result<u64, String> {
         }
         let value: f64 = rest[..num_len].parse().map_err(|_| err())?;
         rest = &rest[num_len..];
-        let unit_len = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
+        let unit_len = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
         let factor = match &rest[..unit_len] {
             "ms" => 1.0,
             "s" => 1000.0,
@@ -157,11 +132,7 @@ pub fn go_duration(ms: u64) -> String {
     let h = ms / 3_600_000;
     let m = (ms / 60_000) % 60;
     let s = (ms % 60_000) as f64 / 1000.0;
-    let secs = if ms.is_multiple_of(1000) {
-        format!("{}s", s as u64)
-    } else {
-        format!("{}s", trim_float(s))
-    };
+    let secs = if ms.is_multiple_of(1000) { format!("{}s", s as u64) } else { format!("{}s", trim_float(s)) };
     match (h, m) {
         (0, 0) => secs,
         (0, m) => format!("{m}m{secs}"),
@@ -185,12 +156,8 @@ mod tests {
         assert_eq!(parse_duration_ms("250ms"), Ok(250));
         assert_eq!(parse_duration_ms("1.5s"), Ok(1500));
         assert_eq!(parse_duration_ms("2h"), Ok(7_200_000));
-        assert!(parse_duration_ms("30")
-            .unwrap_err()
-            .contains("missing unit"));
-        assert!(parse_duration_ms("3d")
-            .unwrap_err()
-            .contains("unknown unit \"d\""));
+        assert!(parse_duration_ms("30").unwrap_err().contains("missing unit"));
+        assert!(parse_duration_ms("3d").unwrap_err().contains("unknown unit \"d\""));
         assert!(parse_duration_ms("").is_err());
     }
 

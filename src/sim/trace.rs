@@ -41,9 +41,7 @@ impl Delivery {
             self.outcome,
             self.label,
             self.object.as_deref().unwrap_or("-"),
-            self.revision
-                .map(|r| r.to_string())
-                .unwrap_or_else(|| "-".into()),
+            self.revision.map(|r| r.to_string()).unwrap_or_else(|| "-".into()),
             self.chain
         )
     }

@@ -66,7 +66,8 @@ pub fn fill_workloads(view: &mut View, cache: &WatchCache) {
     for node in cache.list(Kind::Node, None) {
         let Object::Node(n) = node.as_ref() else { continue };
         let name = n.metadata.name.clone().unwrap_or_default();
-        let ready = n.status.as_ref().and_then(|s| s.conditions.as_ref()).and_then(|c| c.iter().find(|c| c.type_ == "Ready"));
+        let ready =
+            n.status.as_ref().and_then(|s| s.conditions.as_ref()).and_then(|c| c.iter().find(|c| c.type_ == "Ready"));
         let mut status = match ready {
             Some(c) if c.status == "True" => "Ready".to_string(),
             Some(_) => "NotReady".to_string(),
@@ -86,10 +87,27 @@ pub fn fill_workloads(view: &mut View, cache: &WatchCache) {
             .spec
             .as_ref()
             .and_then(|s| s.taints.as_ref())
-            .map(|ts| ts.iter().map(|t| format!("{}{}:{}", t.key, t.value.as_ref().map(|v| format!("={v}")).unwrap_or_default(), t.effect)).collect())
+            .map(|ts| {
+                ts.iter()
+                    .map(|t| {
+                        format!(
+                            "{}{}:{}",
+                            t.key,
+                            t.value.as_ref().map(|v| format!("={v}")).unwrap_or_default(),
+                            t.effect
+                        )
+                    })
+                    .collect()
+            })
             .unwrap_or_default();
         let pods = cache.pods_on(&name).iter().filter_map(|p| pod_view(p)).collect();
-        view.nodes.push(NodeView { name, status, roles: if roles.is_empty() { "<none>".into() } else { roles.join(",") }, taints, pods });
+        view.nodes.push(NodeView {
+            name,
+            status,
+            roles: if roles.is_empty() { "<none>".into() } else { roles.join(",") },
+            taints,
+            pods,
+        });
     }
     view.unscheduled = cache
         .list(Kind::Pod, None)
@@ -103,8 +121,10 @@ fn pod_view(obj: &Object) -> Option<PodView> {
     let Object::Pod(p) = obj else { return None };
     let total = p.spec.as_ref().map_or(0, |s| s.containers.len());
     let statuses = p.status.as_ref().and_then(|s| s.container_statuses.as_ref());
-    let ready = statuses.map_or(0, |cs| cs.iter().filter(|c| c.ready && c.state.as_ref().is_some_and(|s| s.running.is_some())).count());
-    let mut status = p.status.as_ref().and_then(|s| s.reason.clone().or(s.phase.clone())).unwrap_or_else(|| "Pending".into());
+    let ready = statuses
+        .map_or(0, |cs| cs.iter().filter(|c| c.ready && c.state.as_ref().is_some_and(|s| s.running.is_some())).count());
+    let mut status =
+        p.status.as_ref().and_then(|s| s.reason.clone().or(s.phase.clone())).unwrap_or_else(|| "Pending".into());
     if p.metadata.deletion_timestamp.is_some() {
         status = "Terminating".into();
     }

@@ -9,8 +9,8 @@
 //! sending heartbeats and stays leader; its clients time out.
 
 use super::{
-    token, EtcdMember, PeerState, Progress, Role, ELECTION_TIMEOUT_MS, HEARTBEAT_MS,
-    MAX_APPEND_ENTRIES, TOKEN_ELECTION, TOKEN_HEARTBEAT,
+    token, EtcdMember, PeerState, Progress, Role, ELECTION_TIMEOUT_MS, HEARTBEAT_MS, MAX_APPEND_ENTRIES,
+    TOKEN_ELECTION, TOKEN_HEARTBEAT,
 };
 use crate::etcd::store::{Snapshot, Store};
 use crate::etcd::{EtcdMessage, LogEntry, Txn};
@@ -41,62 +41,20 @@ struct InstallSnapshot {
 impl EtcdMember {
     pub(super) fn on_raft(&mut self, ctx: &mut Ctx, msg: EtcdMessage) {
         match msg {
-            EtcdMessage::Propose {
-                entry_txn,
-                origin,
-                request_id,
-            } => self.propose(ctx, entry_txn, origin, request_id),
-            EtcdMessage::AppendEntries {
-                term,
-                leader,
-                prev_index,
-                prev_term,
-                entries,
-                leader_commit,
-            } => self.on_append(
-                ctx,
-                Append {
-                    term,
-                    leader,
-                    prev_index,
-                    prev_term,
-                    entries,
-                    leader_commit,
-                },
-            ),
-            EtcdMessage::AppendResult {
-                term,
-                from,
-                success,
-                match_index,
-            } => self.on_append_result(ctx, term, from, success, match_index),
-            EtcdMessage::InstallSnapshot {
-                term,
-                leader,
-                last_index,
-                last_term,
-                snapshot,
-            } => self.on_snapshot(
-                ctx,
-                InstallSnapshot {
-                    term,
-                    leader,
-                    last_index,
-                    last_term,
-                    snapshot: *snapshot,
-                },
-            ),
-            EtcdMessage::RequestVote {
-                term,
-                candidate,
-                last_index,
-                last_term,
-            } => self.on_request_vote(ctx, term, candidate, (last_term, last_index)),
-            EtcdMessage::Vote {
-                term,
-                from,
-                granted,
-            } => self.on_vote(ctx, term, from, granted),
+            EtcdMessage::Propose { entry_txn, origin, request_id } => self.propose(ctx, entry_txn, origin, request_id),
+            EtcdMessage::AppendEntries { term, leader, prev_index, prev_term, entries, leader_commit } => {
+                self.on_append(ctx, Append { term, leader, prev_index, prev_term, entries, leader_commit })
+            }
+            EtcdMessage::AppendResult { term, from, success, match_index } => {
+                self.on_append_result(ctx, term, from, success, match_index)
+            }
+            EtcdMessage::InstallSnapshot { term, leader, last_index, last_term, snapshot } => {
+                self.on_snapshot(ctx, InstallSnapshot { term, leader, last_index, last_term, snapshot: *snapshot })
+            }
+            EtcdMessage::RequestVote { term, candidate, last_index, last_term } => {
+                self.on_request_vote(ctx, term, candidate, (last_term, last_index))
+            }
+            EtcdMessage::Vote { term, from, granted } => self.on_vote(ctx, term, from, granted),
             _ => {}
         }
     }
@@ -107,11 +65,7 @@ impl EtcdMember {
         match self.leader {
             _ if self.role == Role::Leader => self.append(ctx, txn, None, origin, request_id),
             Some(l) if l != self.index => {
-                let msg = EtcdMessage::Propose {
-                    entry_txn: txn,
-                    origin,
-                    request_id,
-                };
+                let msg = EtcdMessage::Propose { entry_txn: txn, origin, request_id };
                 self.send_to(ctx, l, msg);
             }
             _ if origin == self.index => {
@@ -122,22 +76,8 @@ impl EtcdMember {
     }
 
     /// Leader: appends one entry of the current term and streams it to the peers that keep up.
-    pub(super) fn append(
-        &mut self,
-        ctx: &mut Ctx,
-        txn: Txn,
-        compact: Option<u64>,
-        origin: u32,
-        request_id: u64,
-    ) {
-        let entry = LogEntry {
-            term: self.term,
-            index: self.log.last_index() + 1,
-            txn,
-            origin,
-            request_id,
-            compact,
-        };
+    pub(super) fn append(&mut self, ctx: &mut Ctx, txn: Txn, compact: Option<u64>, origin: u32, request_id: u64) {
+        let entry = LogEntry { term: self.term, index: self.log.last_index() + 1, txn, origin, request_id, compact };
         self.log.push(entry);
         for p in self.peer_indexes() {
             if self.progress[p as usize].state == PeerState::Replicate {
@@ -148,9 +88,7 @@ impl EtcdMember {
     }
 
     fn peer_indexes(&self) -> Vec<u32> {
-        (0..self.members.len() as u32)
-            .filter(|i| *i != self.index)
-            .collect()
+        (0..self.members.len() as u32).filter(|i| *i != self.index).collect()
     }
 
     /// Sends peer `p` the entries from its next index (none for a heartbeat), or a snapshot when those
@@ -208,13 +146,7 @@ impl EtcdMember {
     /// Leader: commits the highest index of its own term that a majority of all members hold.
     fn maybe_commit(&mut self, ctx: &mut Ctx) {
         let mut matched: Vec<u64> = (0..self.members.len())
-            .map(|i| {
-                if i == self.index as usize {
-                    self.log.last_index()
-                } else {
-                    self.progress[i].matched
-                }
-            })
+            .map(|i| if i == self.index as usize { self.log.last_index() } else { self.progress[i].matched })
             .collect();
         matched.sort_unstable_by(|a, b| b.cmp(a));
         let Some(&n) = matched.get(self.quorum() - 1) else {
@@ -292,12 +224,7 @@ impl EtcdMember {
     }
 
     fn reply_append(&self, ctx: &mut Ctx, to: u32, success: bool, match_index: u64) {
-        let msg = EtcdMessage::AppendResult {
-            term: self.term,
-            from: self.index,
-            success,
-            match_index,
-        };
+        let msg = EtcdMessage::AppendResult { term: self.term, from: self.index, success, match_index };
         self.send_to(ctx, to, msg);
     }
 
@@ -368,11 +295,7 @@ impl EtcdMember {
             self.voted_for = Some(candidate);
             self.reset_election_timer(ctx);
         }
-        let msg = EtcdMessage::Vote {
-            term: self.term,
-            from: self.index,
-            granted,
-        };
+        let msg = EtcdMessage::Vote { term: self.term, from: self.index, granted };
         self.send_to(ctx, candidate, msg);
     }
 
@@ -469,9 +392,7 @@ impl EtcdMember {
 
     /// Draws a new election deadline in [timeout, 2 × timeout) and makes sure a timer will look at it.
     pub(super) fn reset_election_timer(&mut self, ctx: &mut Ctx) {
-        let wait = ctx
-            .rng
-            .between(ELECTION_TIMEOUT_MS, 2 * ELECTION_TIMEOUT_MS - 1);
+        let wait = ctx.rng.between(ELECTION_TIMEOUT_MS, 2 * ELECTION_TIMEOUT_MS - 1);
         self.election_deadline = ctx.now.plus_ms(wait);
         self.arm_election_timer(ctx);
     }

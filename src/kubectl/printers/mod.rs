@@ -1,0 +1,4 @@
+//! Printers (interim).
+pub mod get;
+pub mod output;
+pub mod table;

@@ -1,0 +1,137 @@
+//! Requests through the whole path: kubectl → kube-apiserver (authn, authz, admission, validation) → etcd.
+
+use kubeglass::cluster::{Cluster, ClusterConfig, UserConfig};
+
+use crate::{apply, kubectl};
+
+const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: nginx\n        image: nginx:1.27\n";
+
+#[test]
+fn the_default_cluster_installs_its_nodes_and_system_objects() {
+    let mut c = Cluster::new_default(1);
+    let (out, code) = kubectl(&mut c, "get nodes");
+    assert_eq!(code, Some(0), "{out}");
+    for n in ["controlplane", "node01", "node02"] {
+        assert!(out.contains(n), "{out}");
+    }
+    let (out, _) = kubectl(&mut c, "get namespaces");
+    for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
+        assert!(out.contains(ns), "{out}");
+    }
+    let (out, _) = kubectl(&mut c, "get pods -n kube-system");
+    assert!(out.contains("kube-apiserver-controlplane"), "{out}");
+}
+
+#[test]
+fn apply_creates_then_reports_unchanged_then_configured() {
+    let mut c = Cluster::new_default(1);
+    assert_eq!(apply(&mut c, DEPLOYMENT), ("deployment.apps/web created\n".to_string(), Some(0)));
+    assert_eq!(apply(&mut c, DEPLOYMENT), ("deployment.apps/web unchanged\n".to_string(), Some(0)));
+    let scaled = DEPLOYMENT.replace("replicas: 3", "replicas: 5");
+    assert_eq!(apply(&mut c, &scaled), ("deployment.apps/web configured\n".to_string(), Some(0)));
+    let (out, _) = kubectl(&mut c, "get deployment web -o yaml");
+    assert!(out.contains("replicas: 5"), "{out}");
+}
+
+#[test]
+fn create_of_an_existing_object_is_already_exists() {
+    let mut c = Cluster::new_default(1);
+    let (_, code) = {
+        let r = c.kubectl("create -f -", Some(DEPLOYMENT.into()), 120_000);
+        (r.output, r.exit)
+    };
+    assert_eq!(code, Some(0));
+    let (out, code) = {
+        let r = c.kubectl("create -f -", Some(DEPLOYMENT.into()), 120_000);
+        (r.output, r.exit)
+    };
+    assert_eq!(
+        out,
+        "Error from server (AlreadyExists): error when creating \"STDIN\": deployments.apps \"web\" already exists\n"
+    );
+    assert_eq!(code, Some(1));
+}
+
+#[test]
+fn get_of_a_missing_object_is_not_found_and_an_empty_list_says_so() {
+    let mut c = Cluster::new_default(1);
+    assert_eq!(
+        kubectl(&mut c, "get pod nope"),
+        ("Error from server (NotFound): pods \"nope\" not found\n".into(), Some(1))
+    );
+    assert_eq!(kubectl(&mut c, "get deployments"), ("No resources found in default namespace.\n".into(), Some(0)));
+    assert_eq!(
+        kubectl(&mut c, "get widgets"),
+        ("error: the server doesn't have a resource type \"widgets\"\n".into(), Some(1))
+    );
+}
+
+#[test]
+fn a_missing_namespace_is_refused_by_namespace_lifecycle() {
+    let mut c = Cluster::new_default(1);
+    let manifest = DEPLOYMENT.replace("name: web\n", "name: web\n  namespace: nope\n");
+    let (out, code) = apply(&mut c, &manifest);
+    assert_eq!(out, "Error from server (NotFound): error when creating \"STDIN\": namespaces \"nope\" not found\n");
+    assert_eq!(code, Some(1));
+}
+
+#[test]
+fn a_namespace_and_its_content_apply_together_from_one_file() {
+    let mut c = Cluster::new_default(1);
+    let manifest = format!(
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n---\n{}",
+        DEPLOYMENT.replace("name: web\n", "name: web\n  namespace: shop\n")
+    );
+    let (out, code) = apply(&mut c, &manifest);
+    assert_eq!(out, "namespace/shop created\ndeployment.apps/web created\n");
+    assert_eq!(code, Some(0));
+}
+
+#[test]
+fn an_unknown_token_gets_401_and_a_user_without_rbac_gets_403() {
+    let config = ClusterConfig {
+        users: vec![UserConfig { name: "jane".into(), token: "jane-token".into(), groups: vec!["dev".into()] }],
+        ..ClusterConfig::default()
+    };
+    let mut c = Cluster::new(config, 1);
+    c.set_user("jane").unwrap();
+    let (out, code) = kubectl(&mut c, "get pods");
+    assert_eq!(out, "Error from server (Forbidden): pods is forbidden: User \"jane\" cannot list resource \"pods\" in API group \"\" in the namespace \"default\"\n");
+    assert_eq!(code, Some(1));
+    let (out, _) = apply(&mut c, DEPLOYMENT);
+    assert!(out.contains("is forbidden: User \"jane\" cannot get resource \"deployments\" in API group \"apps\" in the namespace \"default\""), "{out}");
+}
+
+#[test]
+fn a_stopped_apiserver_refuses_connections_and_a_restarted_one_serves_again() {
+    let mut c = Cluster::new_default(1);
+    apply(&mut c, DEPLOYMENT);
+    c.stop("kube-apiserver").unwrap();
+    let (out, code) = kubectl(&mut c, "get pods");
+    assert_eq!(
+        out,
+        "The connection to the server 192.168.56.10:6443 was refused - did you specify the right host or port?\n"
+    );
+    assert_eq!(code, Some(1));
+    c.start("kube-apiserver").unwrap();
+    let (out, code) = kubectl(&mut c, "get deployments");
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("web"), "{out}");
+}
+
+#[test]
+fn without_etcd_quorum_writes_time_out_and_with_it_back_they_succeed() {
+    let config = ClusterConfig { etcd_members: 3, ..ClusterConfig::default() };
+    let mut c = Cluster::new(config, 3);
+    c.stop("etcd-1").unwrap();
+    c.stop("etcd-2").unwrap();
+    let started = c.now().ms();
+    let (out, code) = apply(&mut c, DEPLOYMENT);
+    assert_eq!(code, Some(1));
+    assert!(out.contains("etcdserver: request timed out"), "{out}");
+    assert!(c.now().ms() - started >= 7_000);
+    c.start("etcd-1").unwrap();
+    c.advance_ms(3_000);
+    let (out, code) = apply(&mut c, DEPLOYMENT);
+    assert_eq!((out.as_str(), code), ("deployment.apps/web created\n", Some(0)));
+}
