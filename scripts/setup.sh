@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs whatever this machine lacks to build, serve and test kubeglass, from the package registries only
 # (crates.io, npm, Debian's apt): the wasm32 target, Trunk, wasm-bindgen-cli (the version in Cargo.lock),
-# wasm-opt (npm binaryen), playwright-core, and Debian's Chromium + ChromeDriver. Safe to run again: each step
+# wasm-opt (npm binaryen). Safe to run again: each step
 # checks first and does nothing when the tool is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +28,6 @@ if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WB_VERSION" ]; th
   if ! cargo install wasm-bindgen-cli --version "$WB_VERSION"; then
     # Its own lockfile may pin a crate version the registry no longer serves: build from source, relocked.
     src=$(mktemp -d)
-    cargo download >/dev/null 2>&1 || true
     (cd "$src" && cargo new --quiet fetcher && cd fetcher &&
       cargo add --quiet "wasm-bindgen-cli@=$WB_VERSION" && cargo fetch --quiet)
     dir=$(find "$HOME/.cargo/registry/src" -maxdepth 2 -type d -name "wasm-bindgen-cli-$WB_VERSION" | head -n 1)
@@ -38,14 +37,8 @@ if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WB_VERSION" ]; th
   fi
 fi
 
-if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ]; then
-  log "installing npm packages (binaryen for wasm-opt, playwright-core for browser tests)"
+if [ ! -x node_modules/.bin/wasm-opt ]; then
+  log "installing npm packages (binaryen for wasm-opt)"
   npm ci --no-audit --no-fund
-fi
-
-if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
-  log "installing Debian's chromium and chromium-driver"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
 log "all tools present"
