@@ -8,12 +8,13 @@
 //! Entry points: [`Cluster`] (build, advance, run kubectl, look at the [`view::View`]) and [`scenario`].
 
 pub mod api;
-
 pub mod apiserver;
 pub mod client;
 pub mod cluster;
 pub mod etcd;
 pub mod kubectl;
+pub mod scenario;
 pub mod sim;
 pub mod view;
+
 pub use cluster::Cluster;

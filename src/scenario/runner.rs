@@ -70,7 +70,12 @@ pub fn cluster_config(s: &Scenario) -> ClusterConfig {
         cloud: s.cluster.cloud,
         control_plane: node(&s.cluster.control_plane),
         nodes: s.cluster.nodes.iter().map(node).collect(),
-        users: s.cluster.users.iter().map(|u| UserConfig { name: u.name.clone(), token: u.token.clone(), groups: u.groups.clone() }).collect(),
+        users: s
+            .cluster
+            .users
+            .iter()
+            .map(|u| UserConfig { name: u.name.clone(), token: u.token.clone(), groups: u.groups.clone() })
+            .collect(),
     }
 }
 
@@ -130,7 +135,12 @@ fn run_step(cluster: &mut Cluster, step: &Step) -> StepRecord {
     StepRecord { line: step.line, at_ms, title, output, exit, failures }
 }
 
-fn component_step(cluster: &mut Cluster, verb: &str, name: &str, f: impl FnOnce(&mut Cluster, &str) -> Result<(), String>) -> (String, String, Option<i32>) {
+fn component_step(
+    cluster: &mut Cluster,
+    verb: &str,
+    name: &str,
+    f: impl FnOnce(&mut Cluster, &str) -> Result<(), String>,
+) -> (String, String, Option<i32>) {
     match f(cluster, name) {
         Ok(()) => (format!("# {verb} {name}"), String::new(), Some(0)),
         Err(e) => (format!("# {verb} {name}"), format!("{e}\n"), Some(1)),
@@ -145,7 +155,10 @@ fn wait_for(cluster: &mut Cluster, command: &str, contains: &str, timeout_ms: u6
             return (format!("$ kubectl {command}   # waited for {contains:?}"), out, Some(0));
         }
         if cluster.now().ms() >= deadline {
-            let msg = format!("{out}timed out after {} waiting for {contains:?}\n", crate::sim::time::go_duration(timeout_ms));
+            let msg = format!(
+                "{out}timed out after {} waiting for {contains:?}\n",
+                crate::sim::time::go_duration(timeout_ms)
+            );
             return (format!("$ kubectl {command}   # waited for {contains:?}"), msg, Some(1));
         }
         cluster.advance_ms(WAIT_FOR_POLL_MS);
@@ -154,7 +167,10 @@ fn wait_for(cluster: &mut Cluster, command: &str, contains: &str, timeout_ms: u6
 
 /// Every failed check of `expect`, each followed by the output it was checked against.
 pub fn check(e: &Expect, output: &str, exit: Option<i32>) -> Vec<String> {
-    e.failures(output, exit.unwrap_or(-1)).into_iter().map(|f| format!("{f}; the output was:\n{}", indent(output))).collect()
+    e.failures(output, exit.unwrap_or(-1))
+        .into_iter()
+        .map(|f| format!("{f}; the output was:\n{}", indent(output)))
+        .collect()
 }
 
 fn indent(text: &str) -> String {

@@ -40,7 +40,10 @@ pub enum Payload {
     },
     /// An established connection to `peer` is gone: the peer stopped at `since`. Requests sent before
     /// then will never be answered.
-    Disconnected { peer: ComponentId, since: SimTime },
+    Disconnected {
+        peer: ComponentId,
+        since: SimTime,
+    },
 }
 
 impl Payload {
