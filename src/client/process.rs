@@ -301,7 +301,7 @@ impl ProcessHost {
         }
         for (token, ms) in timers {
             self.timer_owner.insert(token, pid);
-            ctx.timer(ms, token);
+            ctx.timer_in_chain(ms, token);
         }
     }
 }

@@ -70,6 +70,8 @@ pub struct CommandResult {
     pub output: String,
     /// None when the command was still running at its time limit.
     pub exit: Option<i32>,
+    /// The chain of messages the command started (its numbered data-flow steps).
+    pub chain: u64,
 }
 
 /// A whole simulated cluster.
@@ -276,7 +278,7 @@ impl Cluster {
     }
 
     /// Starts a client program on the kubectl host as `user`; returns its pid.
-    pub fn spawn<F>(&mut self, user: Option<&str>, make: F) -> u64
+    pub fn spawn<F>(&mut self, user: Option<&str>, make: F) -> (u64, u64)
     where
         F: FnOnce(Api) -> std::pin::Pin<Box<dyn std::future::Future<Output = i32>>>,
     {
@@ -291,7 +293,7 @@ impl Cluster {
                 pid = h.spawn(ctx, &api, program);
             }
         });
-        pid
+        (pid, chain)
     }
 
     fn host(&self) -> Option<&ProcessHost> {
@@ -306,12 +308,12 @@ impl Cluster {
     }
 
     /// Runs the simulation until process `pid` exits or `limit_ms` of simulated time pass.
-    pub fn run_until_exit(&mut self, pid: u64, limit_ms: u64) -> CommandResult {
+    pub fn run_until_exit(&mut self, (pid, chain): (u64, u64), limit_ms: u64) -> CommandResult {
         let deadline = self.kernel.now().plus_ms(limit_ms);
         loop {
             let status = self.process_status(pid).unwrap_or(ProcessStatus { output: String::new(), exit: Some(1) });
             if status.exit.is_some() {
-                return CommandResult { output: status.output, exit: status.exit };
+                return CommandResult { output: status.output, exit: status.exit, chain };
             }
             match self.kernel.next_time() {
                 Some(t) if t <= deadline => {
@@ -319,7 +321,7 @@ impl Cluster {
                 }
                 _ => {
                     self.kernel.advance_to(deadline);
-                    return CommandResult { output: status.output, exit: None };
+                    return CommandResult { output: status.output, exit: None, chain };
                 }
             }
         }
@@ -328,8 +330,9 @@ impl Cluster {
     /// Runs one kubectl command line as the current user until it exits or `limit_ms` pass.
     pub fn kubectl(&mut self, line: &str, stdin: Option<String>, limit_ms: u64) -> CommandResult {
         let inv = crate::kubectl::Invocation { line: line.to_string(), namespace: self.namespace.clone(), stdin };
-        let pid = self.spawn(None, move |api| Box::pin(crate::kubectl::run(api, inv)));
-        let result = self.run_until_exit(pid, limit_ms);
+        let spawned = self.spawn(None, move |api| Box::pin(crate::kubectl::run(api, inv)));
+        let result = self.run_until_exit(spawned, limit_ms);
+        let pid = spawned.0;
         if let Component::Host(h) = &mut self.components[self.kubectl.0 as usize] {
             if result.exit.is_some() {
                 h.forget(pid);

@@ -350,7 +350,7 @@ impl EtcdMember {
         let id = self.next_proposal;
         self.next_proposal += 1;
         self.pending.insert(id, Pending { client, request_id });
-        ctx.timer(REQUEST_TIMEOUT_MS, token(TOKEN_REQUEST, id));
+        ctx.timer_in_chain(REQUEST_TIMEOUT_MS, token(TOKEN_REQUEST, id));
         self.propose(ctx, txn, self.index, id);
     }
 

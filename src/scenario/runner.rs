@@ -23,6 +23,9 @@ pub struct StepRecord {
     pub exit: Option<i32>,
     /// Failed `expect` checks, each a readable sentence.
     pub failures: Vec<String>,
+    /// The numbered data-flow steps the command caused (filled in at the end of the run).
+    pub flow: Vec<crate::view::steps::FlowStep>,
+    chain: u64,
 }
 
 /// The result of a whole run.
@@ -38,14 +41,19 @@ impl RunReport {
         self.steps.iter().all(|s| s.failures.is_empty())
     }
 
-    /// The transcript as the CLI prints it.
-    pub fn transcript(&self) -> String {
+    /// The transcript as the CLI prints it; with `steps`, each command's numbered data flow follows it.
+    pub fn transcript(&self, steps: bool) -> String {
         let mut out = String::new();
         for s in &self.steps {
             let _ = writeln!(out, "[{}] {}", crate::sim::time::go_duration(s.at_ms), s.title);
             out.push_str(&s.output);
             if !s.output.is_empty() && !s.output.ends_with('\n') {
                 out.push('\n');
+            }
+            if steps && !s.flow.is_empty() {
+                for f in &s.flow {
+                    let _ = writeln!(out, "    {}", f.line());
+                }
             }
             for f in &s.failures {
                 let _ = writeln!(out, "!! expectation failed (line {}): {f}", s.line);
@@ -93,24 +101,32 @@ pub fn run(s: &Scenario) -> RunReport {
         }
         steps.push(run_step(&mut cluster, step));
     }
+    for record in &mut steps {
+        if record.chain != 0 {
+            record.flow = crate::view::steps::data_flow(cluster.kernel(), record.chain);
+        }
+    }
     RunReport { steps, trace_hash: cluster.kernel().trace.hash(), end_ms: cluster.now().ms() }
 }
 
-/// Runs one kubectl line as the cluster's current user until it exits.
-pub fn kubectl(cluster: &mut Cluster, line: &str, stdin: Option<String>) -> (String, Option<i32>) {
+/// Runs one kubectl line as the cluster's current user until it exits: (output, exit, chain).
+pub fn kubectl(cluster: &mut Cluster, line: &str, stdin: Option<String>) -> (String, Option<i32>, u64) {
     let r = cluster.kubectl(line, stdin, COMMAND_LIMIT_MS);
-    (r.output, r.exit)
+    (r.output, r.exit, r.chain)
 }
 
 fn run_step(cluster: &mut Cluster, step: &Step) -> StepRecord {
     let at_ms = cluster.now().ms();
+    let mut chain = 0;
     let (title, output, exit) = match &step.action {
         Action::Apply { manifest } => {
-            let (o, e) = kubectl(cluster, "apply -f -", Some(manifest.clone()));
+            let (o, e, c) = kubectl(cluster, "apply -f -", Some(manifest.clone()));
+            chain = c;
             ("$ kubectl apply -f -".to_string(), o, e)
         }
         Action::Kubectl { command } => {
-            let (o, e) = kubectl(cluster, command, None);
+            let (o, e, c) = kubectl(cluster, command, None);
+            chain = c;
             (format!("$ kubectl {command}"), o, e)
         }
         Action::Stop(name) => component_step(cluster, "stop", name, |c, n| c.stop(n)),
@@ -132,7 +148,7 @@ fn run_step(cluster: &mut Cluster, step: &Step) -> StepRecord {
         },
     };
     let failures = step.expect.as_ref().map(|e| check(e, &output, exit)).unwrap_or_default();
-    StepRecord { line: step.line, at_ms, title, output, exit, failures }
+    StepRecord { line: step.line, at_ms, title, output, exit, failures, flow: Vec::new(), chain }
 }
 
 fn component_step(
@@ -150,7 +166,7 @@ fn component_step(
 fn wait_for(cluster: &mut Cluster, command: &str, contains: &str, timeout_ms: u64) -> (String, String, Option<i32>) {
     let deadline = cluster.now().ms() + timeout_ms;
     loop {
-        let (out, _) = kubectl(cluster, command, None);
+        let (out, _, _) = kubectl(cluster, command, None);
         if out.contains(contains) {
             return (format!("$ kubectl {command}   # waited for {contains:?}"), out, Some(0));
         }

@@ -27,7 +27,8 @@ pub type ChainId = u64;
 #[derive(Debug)]
 pub enum Command {
     Send { to: ComponentId, payload: Payload },
-    Timer { after_ms: u64, token: u64 },
+    /// A timer; `chained` keeps it (and what it triggers) in the current chain.
+    Timer { after_ms: u64, token: u64, chained: bool },
 }
 
 /// The handler's view of the world: the time, its own id, a random stream, and the command buffer.
@@ -45,8 +46,14 @@ impl Ctx<'_> {
         self.out.push(Command::Send { to, payload });
     }
 
+    /// A timer for the component's own periodic work (heartbeats, resyncs): it starts no chain of its own.
     pub fn timer(&mut self, after_ms: u64, token: u64) {
-        self.out.push(Command::Timer { after_ms, token });
+        self.out.push(Command::Timer { after_ms, token, chained: false });
+    }
+
+    /// A timer that continues the current chain (a command that sleeps, then acts again).
+    pub fn timer_in_chain(&mut self, after_ms: u64, token: u64) {
+        self.out.push(Command::Timer { after_ms, token, chained: true });
     }
 }
 
@@ -355,7 +362,9 @@ impl Kernel {
         for c in commands {
             match c {
                 Command::Send { to, payload } => self.send(from, to, payload, chain),
-                Command::Timer { after_ms, token } => self.set_timer(from, after_ms, token, chain),
+                Command::Timer { after_ms, token, chained } => {
+                    self.set_timer(from, after_ms, token, if chained { chain } else { 0 })
+                }
             }
         }
     }

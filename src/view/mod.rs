@@ -2,6 +2,8 @@
 //! messages in flight with their send and delivery times, and recent deliveries. Built by the engine
 //! ([`crate::Cluster::view`]); the UI holds no cluster logic.
 
+pub mod steps;
+
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
