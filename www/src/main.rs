@@ -1,5 +1,28 @@
-//! Mounts the kubeglass app.
+//! Mounts the kubeglass app into `#app`, replacing the static fallback message `index.html` shows until the
+//! WebAssembly module runs.
+
+mod app;
+mod clock;
+mod components;
+mod nodes;
+
+use leptos::wasm_bindgen::JsCast;
 
 fn main() {
     console_error_panic_hook::set_once();
+    let document = leptos::prelude::document();
+    let root = document
+        .get_element_by_id("app")
+        .and_then(|element| element.dyn_into::<web_sys::HtmlElement>().ok())
+        .unwrap_or_else(|| {
+            leptos::prelude::document()
+                .body()
+                .expect("the page has a body")
+        });
+    root.set_inner_html("");
+    leptos::mount::mount_to(root, app::App).forget();
+    // The browser tests read this mark to measure the time to first render.
+    if let Some(performance) = leptos::prelude::window().performance() {
+        let _ = performance.mark("kubeglass-mounted");
+    }
 }
