@@ -1,17 +1,33 @@
 #!/usr/bin/env bash
-# Sets up whatever is missing, then runs every check: formatting, clippy (engine and web app), the unit and
-# integration tests, and a release build of the web app with Trunk.
+# Everything CI runs (.ci/run): sets up whatever is missing, then formatting, clippy (natively and for wasm32),
+# the Rust tests, the release build of the web app, and the browser end-to-end tests in headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
-export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
+. scripts/setup.sh
 
-echo "== cargo fmt"
-cargo fmt --all -- --check
-echo "== cargo clippy"
-cargo clippy --all-targets -- -D warnings
-cargo clippy -p kubeglass-www --target wasm32-unknown-unknown -- -D warnings
-echo "== trunk build --release"
-trunk build --release
-echo "== cargo test"
-cargo test
+step() { printf '\n==> %s\n' "$*" >&2; }
+timed() {
+  local start=$SECONDS
+  "$@"
+  printf '    (%ss)\n' "$((SECONDS - start))" >&2
+}
+
+step "cargo fmt --all -- --check"
+timed cargo fmt --all -- --check
+
+step "cargo clippy --workspace --all-targets -- -D warnings"
+timed cargo clippy --workspace --all-targets -- -D warnings
+
+step "cargo clippy -p kubeglass-www --target wasm32-unknown-unknown --all-targets -- -D warnings"
+timed cargo clippy -p kubeglass-www --target wasm32-unknown-unknown --all-targets -- -D warnings
+
+step "cargo test --workspace (the engine's unit and integration tests, the app's unit tests)"
+timed cargo test --workspace
+
+step "trunk build --release"
+timed trunk build --release
+
+step "browser tests: node --test tests/browser/"
+timed node --test --test-reporter=spec tests/browser/
+
+printf '\nall tests passed\n' >&2
