@@ -8,6 +8,7 @@
 //! Entry points: [`Cluster`] (build, advance, run kubectl, look at the [`view::View`]) and [`scenario`].
 
 pub mod api;
+pub mod apiserver;
 pub mod etcd;
 pub mod sim;
 pub mod view;
