@@ -135,3 +135,44 @@ fn without_etcd_quorum_writes_time_out_and_with_it_back_they_succeed() {
     let (out, code) = apply(&mut c, DEPLOYMENT);
     assert_eq!((out.as_str(), code), ("deployment.apps/web created\n", Some(0)));
 }
+
+#[test]
+fn validation_refuses_a_selector_that_does_not_match_the_template() {
+    let mut c = Cluster::new_default(1);
+    let bad = DEPLOYMENT.replace("labels: {app: web}", "labels: {app: api}");
+    let (out, code) = apply(&mut c, &bad);
+    assert_eq!(
+        out,
+        "The Deployment \"web\" is invalid: spec.template.metadata.labels: Invalid value: {\"app\":\"api\"}: `selector` does not match template `labels`\n"
+    );
+    assert_eq!(code, Some(1));
+    assert_eq!(kubectl(&mut c, "get deployments").0, "No resources found in default namespace.\n");
+}
+
+#[test]
+fn unknown_fields_are_refused_by_strict_decoding() {
+    let mut c = Cluster::new_default(1);
+    let bad = DEPLOYMENT.replace("replicas: 3", "replica: 3");
+    let (out, code) = apply(&mut c, &bad);
+    assert_eq!(
+        out,
+        "Error from server (BadRequest): error when creating \"STDIN\": Deployment in version \"v1\" cannot be handled as a Deployment: strict decoding error: unknown field \"spec.replica\"\n"
+    );
+    assert_eq!(code, Some(1));
+}
+
+#[test]
+fn server_defaults_fill_in_what_the_manifest_left_out() {
+    let mut c = Cluster::new_default(1);
+    apply(&mut c, DEPLOYMENT);
+    let (out, _) = kubectl(&mut c, "get deployment web -o yaml");
+    for expected in [
+        "revisionHistoryLimit: 10",
+        "progressDeadlineSeconds: 600",
+        "maxSurge: 25%",
+        "imagePullPolicy: IfNotPresent",
+        "terminationGracePeriodSeconds: 30",
+    ] {
+        assert!(out.contains(expected), "{expected} missing from\n{out}");
+    }
+}

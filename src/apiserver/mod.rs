@@ -518,6 +518,9 @@ impl ApiServer {
             (None, Some(raw)) => crate::api::manifest::decode_strict(raw)?,
             _ => return Err(Status::bad_request("the request has no body")),
         };
+        if let Some(message) = validation::decode_error(&obj) {
+            return Err(Status::bad_request(message));
+        }
         if obj.kind() != info.kind {
             return Err(Status::bad_request(format!(
                 "the object kind {} does not match the resource {}",
@@ -556,13 +559,17 @@ impl ApiServer {
             namespace_confirmed,
         };
         admission::mutate(&adm, &mut obj, &self.cache)?;
+        // BeforeCreate: the strategy's PrepareForCreate and the system fields, then the allocators, then validation.
+        registry::prepare_create(&mut obj, now, &mut self.rng);
+        if let Object::Job(job) = &mut obj {
+            validation::batch::generate_selector(job);
+        }
+        if let Object::Service(svc) = &mut obj {
+            self.allocate_service(svc)?;
+        }
         let causes = validation::validate_create(&obj);
         if !causes.is_empty() {
             return Err(Status::invalid(&info.group_kind(), info.kind.name(), &name, causes));
-        }
-        registry::prepare_create(&mut obj, now, &mut self.rng);
-        if let Object::Service(svc) = &mut obj {
-            self.allocate_service(svc)?;
         }
         Ok(obj)
     }

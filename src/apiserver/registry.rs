@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::api::api::core::v1::PodCondition;
+use crate::api::api::core::v1::{Pod, PodCondition, PodStatus};
 use crate::api::{Kind, Object, PatchBody, Status};
 use crate::etcd::{Compare, CompareTarget, KeyValue, Op, Txn};
 use crate::sim::{Rng, SimTime};
@@ -119,11 +119,42 @@ pub fn prepare_create(obj: &mut Object, now: SimTime, rng: &mut Rng) {
     meta.resource_version = None;
     meta.deletion_timestamp = None;
     meta.generation = has_generation(kind).then_some(1);
+    if let Object::Pod(pod) = obj {
+        let qos = qos_class(pod);
+        pod.status =
+            Some(PodStatus { phase: Some("Pending".into()), qos_class: Some(qos.into()), ..Default::default() });
+    }
     if let Object::Namespace(ns) = obj {
         let status = ns.status.get_or_insert_with(Default::default);
         status.phase = Some("Active".to_string());
         let spec = ns.spec.get_or_insert_with(Default::default);
         spec.finalizers.get_or_insert_with(|| vec!["kubernetes".to_string()]);
+    }
+}
+
+/// The pod's QoS class: Guaranteed when every container's cpu and memory requests equal their limits,
+/// BestEffort when no container asks for anything, Burstable otherwise.
+pub fn qos_class(pod: &Pod) -> &'static str {
+    let Some(spec) = pod.spec.as_ref() else { return "BestEffort" };
+    let containers: Vec<_> = spec.containers.iter().chain(spec.init_containers.iter().flatten()).collect();
+    let mut any = false;
+    let mut guaranteed = true;
+    for c in containers {
+        let requests = c.resources.as_ref().and_then(|r| r.requests.clone()).unwrap_or_default();
+        let limits = c.resources.as_ref().and_then(|r| r.limits.clone()).unwrap_or_default();
+        any |= !requests.is_empty() || !limits.is_empty();
+        for res in ["cpu", "memory"] {
+            let limit = limits.get(res);
+            let request = requests.get(res).or(limit);
+            if limit.is_none() || request != limit {
+                guaranteed = false;
+            }
+        }
+    }
+    match (any, guaranteed) {
+        (false, _) => "BestEffort",
+        (true, true) => "Guaranteed",
+        (true, false) => "Burstable",
     }
 }
 
@@ -162,6 +193,10 @@ pub fn prepare_update(current: &Object, mut new: Object, subresource: Option<&st
         nm.deletion_grace_period_seconds = cm.deletion_grace_period_seconds;
         nm.generation = cm.generation;
         nm.namespace = cm.namespace.clone();
+        if nm.resource_version.as_deref().is_none_or(str::is_empty) {
+            // An unconditional update: it applies to whatever is stored now.
+            nm.resource_version = cm.resource_version.clone();
+        }
     }
     if has_status_subresource(kind) {
         let mut merged = new.to_json();

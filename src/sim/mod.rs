@@ -26,9 +26,16 @@ pub type ChainId = u64;
 /// What a component handler asks the kernel to do.
 #[derive(Debug)]
 pub enum Command {
-    Send { to: ComponentId, payload: Payload },
+    Send {
+        to: ComponentId,
+        payload: Payload,
+    },
     /// A timer; `chained` keeps it (and what it triggers) in the current chain.
-    Timer { after_ms: u64, token: u64, chained: bool },
+    Timer {
+        after_ms: u64,
+        token: u64,
+        chained: bool,
+    },
 }
 
 /// The handler's view of the world: the time, its own id, a random stream, and the command buffer.

@@ -35,12 +35,7 @@ impl Sim {
     fn new(seed: u64) -> Sim {
         let cluster = Cluster::new_default(seed);
         let view = RwSignal::new(cluster.view());
-        Sim {
-            cluster: StoredValue::new_local(cluster),
-            view,
-            playing: RwSignal::new(true),
-            speed: RwSignal::new(1),
-        }
+        Sim { cluster: StoredValue::new_local(cluster), view, playing: RwSignal::new(true), speed: RwSignal::new(1) }
     }
 
     /// The latest view of the cluster.
@@ -56,15 +51,11 @@ impl Sim {
 
     /// One step of the clock loop. Returns false once the app is gone.
     fn tick(&self) -> bool {
-        let (Some(playing), Some(speed)) = (
-            self.playing.try_get_untracked(),
-            self.speed.try_get_untracked(),
-        ) else {
+        let (Some(playing), Some(speed)) = (self.playing.try_get_untracked(), self.speed.try_get_untracked()) else {
             return false;
         };
         if playing {
-            self.cluster
-                .update_value(|cluster| cluster.advance_ms(u64::from(TICK_MS) * speed));
+            self.cluster.update_value(|cluster| cluster.advance_ms(u64::from(TICK_MS) * speed));
             self.publish();
         }
         true
@@ -72,10 +63,7 @@ impl Sim {
 
     /// Stops a running component or starts a stopped one.
     pub fn toggle(&self, name: &str) {
-        match self
-            .cluster
-            .try_update_value(|cluster| cluster.toggle(name))
-        {
+        match self.cluster.try_update_value(|cluster| cluster.toggle(name)) {
             Some(Ok(_)) => self.publish(),
             Some(Err(error)) => leptos::logging::warn!("toggle {name}: {error}"),
             None => {}

@@ -41,10 +41,7 @@ pub fn group_components(components: &[ComponentView]) -> Vec<Group> {
             ("node", Some((_, part))) => part.to_string(),
             _ => component.name.clone(),
         };
-        let member = Member {
-            name: component.name.clone(),
-            label,
-        };
+        let member = Member { name: component.name.clone(), label };
         match groups.iter_mut().find(|(_, g)| g.title == title) {
             Some((_, group)) => group.members.push(member),
             None => groups.push((
@@ -148,12 +145,7 @@ mod tests {
     use super::*;
 
     fn component(name: &str, role: &str, node: Option<&str>) -> ComponentView {
-        ComponentView {
-            name: name.to_string(),
-            role: role.to_string(),
-            node: node.map(str::to_string),
-            running: true,
-        }
+        ComponentView { name: name.to_string(), role: role.to_string(), node: node.map(str::to_string), running: true }
     }
 
     #[test]
@@ -167,28 +159,9 @@ mod tests {
             component("kubectl", "client", None),
         ]);
         let titles: Vec<_> = groups.iter().map(|g| g.title.as_str()).collect();
-        assert_eq!(
-            titles,
-            [
-                "Control plane",
-                "etcd",
-                "Node node01",
-                "Node node02",
-                "client"
-            ]
-        );
-        let node01: Vec<_> = groups[2]
-            .members
-            .iter()
-            .map(|m| (m.name.as_str(), m.label.as_str()))
-            .collect();
-        assert_eq!(
-            node01,
-            [
-                ("node01/kubelet", "kubelet"),
-                ("node01/kube-proxy", "kube-proxy")
-            ]
-        );
+        assert_eq!(titles, ["Control plane", "etcd", "Node node01", "Node node02", "client"]);
+        let node01: Vec<_> = groups[2].members.iter().map(|m| (m.name.as_str(), m.label.as_str())).collect();
+        assert_eq!(node01, [("node01/kubelet", "kubelet"), ("node01/kube-proxy", "kube-proxy")]);
     }
 
     #[test]

@@ -14,11 +14,7 @@ fn main() {
     let root = document
         .get_element_by_id("app")
         .and_then(|element| element.dyn_into::<web_sys::HtmlElement>().ok())
-        .unwrap_or_else(|| {
-            leptos::prelude::document()
-                .body()
-                .expect("the page has a body")
-        });
+        .unwrap_or_else(|| leptos::prelude::document().body().expect("the page has a body"));
     root.set_inner_html("");
     leptos::mount::mount_to(root, app::App).forget();
     // The browser tests read this mark to measure the time to first render.
