@@ -2,6 +2,7 @@
 //! as futures that await API responses, watch events and timers delivered by the kernel, so a command is
 //! written as straight-line code and still moves through simulated time like every other message.
 
+pub mod informer;
 pub mod process;
 
 pub use process::{Api, ClientError, ProcessHost};

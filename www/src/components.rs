@@ -27,10 +27,11 @@ pub struct Member {
 }
 
 /// Groups components by role (control plane, etcd, then each node in order of appearance, then the rest),
-/// keeping the engine's order inside each group.
+/// keeping the engine's order inside each group. Clients (the person's kubectl) are not cluster components
+/// and cannot be stopped, so they are not listed here.
 pub fn group_components(components: &[ComponentView]) -> Vec<Group> {
     let mut groups: Vec<(u8, Group)> = Vec::new();
-    for component in components {
+    for component in components.iter().filter(|c| c.role != "client") {
         let (rank, kind, title) = match (component.role.as_str(), &component.node) {
             ("control-plane", _) => (0, "control-plane", "Control plane".to_string()),
             ("etcd", _) => (1, "etcd", "etcd".to_string()),
@@ -157,9 +158,10 @@ mod tests {
             component("node01/kube-proxy", "node", Some("node01")),
             component("node02/kubelet", "node", Some("node02")),
             component("kubectl", "client", None),
+            component("cloud-controller-manager", "cloud", Some("controlplane")),
         ]);
         let titles: Vec<_> = groups.iter().map(|g| g.title.as_str()).collect();
-        assert_eq!(titles, ["Control plane", "etcd", "Node node01", "Node node02", "client"]);
+        assert_eq!(titles, ["Control plane", "etcd", "Node node01", "Node node02", "cloud"]);
         let node01: Vec<_> = groups[2].members.iter().map(|m| (m.name.as_str(), m.label.as_str())).collect();
         assert_eq!(node01, [("node01/kubelet", "kubelet"), ("node01/kube-proxy", "kube-proxy")]);
     }
