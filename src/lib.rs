@@ -9,5 +9,6 @@
 
 pub mod api;
 pub mod etcd;
+pub mod kubectl;
 pub mod sim;
 pub mod view;
