@@ -84,6 +84,7 @@ macro_rules! kinds {
 
         /// An API object of any built-in kind: the real `k8s-openapi` type inside.
         #[derive(Debug, Clone, PartialEq)]
+        #[allow(clippy::large_enum_variant)] // objects live behind `Arc`; boxing each variant would add nothing
         pub enum Object { $( $variant($ty), )* }
 
         /// Every resource, in discovery order.

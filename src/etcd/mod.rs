@@ -90,10 +90,9 @@ impl Txn {
         self.success
             .iter()
             .chain(&self.failure)
-            .find_map(|op| match op {
-                Op::Put { key, .. } | Op::Delete { key } | Op::Range { key, .. } => {
-                    Some(key.as_str())
-                }
+            .next()
+            .map(|op| match op {
+                Op::Put { key, .. } | Op::Delete { key } | Op::Range { key, .. } => key.as_str(),
             })
     }
 }

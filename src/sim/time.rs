@@ -157,7 +157,7 @@ pub fn go_duration(ms: u64) -> String {
     let h = ms / 3_600_000;
     let m = (ms / 60_000) % 60;
     let s = (ms % 60_000) as f64 / 1000.0;
-    let secs = if ms % 1000 == 0 {
+    let secs = if ms.is_multiple_of(1000) {
         format!("{}s", s as u64)
     } else {
         format!("{}s", trim_float(s))
