@@ -8,7 +8,7 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, Time};
 
-use crate::sim::time::{parse_rfc3339, SimTime, EPOCH_MS};
+use crate::sim::time::{SimTime, EPOCH_MS};
 
 /// `duration.HumanDuration` for a signed number of milliseconds.
 pub fn human_duration(ms: i64) -> String {
@@ -98,10 +98,10 @@ pub fn age_micro(t: Option<&MicroTime>, now: SimTime) -> String {
 
 /// [`age`] for an RFC 3339 string (`2025-09-01T00:00:00Z`); unparseable or absent → `<unknown>`.
 pub fn age_str(created: Option<&str>, now: SimTime) -> String {
-    match created.and_then(parse_rfc3339) {
-        Some(t) => human_duration(now.ms() as i64 - t.ms() as i64),
-        None => "<unknown>".to_string(),
-    }
+    let parsed = created.and_then(|text| {
+        serde_json::from_value::<Time>(serde_json::Value::String(text.to_string())).ok()
+    });
+    age(parsed.as_ref(), now)
 }
 
 /// Go's `time.RFC1123Z` layout in UTC: `Mon, 01 Sep 2025 00:00:00 +0000`. A missing time prints as
@@ -216,6 +216,7 @@ mod tests {
             "10s"
         );
         assert_eq!(age_str(Some("garbage"), SimTime(0)), "<unknown>");
+        assert_eq!(age_str(Some("2025-08-31T00:00:00Z"), SimTime(0)), "24h");
         let future: Time =
             serde_json::from_value(serde_json::json!("2025-09-01T00:01:00Z")).unwrap();
         assert_eq!(age(Some(&future), SimTime(0)), "<invalid>");

@@ -280,7 +280,7 @@ impl Parser {
                 }
             } else if i == 1 {
                 params[1] = Param {
-                    value: params[0].value + 1,
+                    value: params[0].value.saturating_add(1),
                     known: true,
                     derived: true,
                 };
@@ -577,13 +577,13 @@ impl Eval {
                         p[0].value = 0;
                     }
                     if p[0].value < 0 {
-                        p[0].value += len;
+                        p[0].value = p[0].value.saturating_add(len);
                     }
                     if !p[1].known {
                         p[1].value = len;
                     }
                     if p[1].value < 0 || (p[1].value == 0 && p[1].derived) {
-                        p[1].value += len;
+                        p[1].value = p[1].value.saturating_add(len);
                     }
                     if p[1].value == p[0].value {
                         return Ok(out);
@@ -597,7 +597,7 @@ impl Eval {
                     if p[1].value > len || p[1].value < 0 {
                         return Err(format!(
                             "array index out of bounds: index {}, length {len}",
-                            p[1].value - 1
+                            p[1].value.saturating_sub(1)
                         ));
                     }
                     if p[0].value > p[1].value {

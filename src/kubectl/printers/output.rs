@@ -70,6 +70,17 @@ impl OutputFormat {
                 });
             }
         }
+        // Template files: the simulated kubectl has no filesystem to read them from.
+        if let Some(file) = flag.strip_prefix("jsonpath-file=") {
+            return Err(format!(
+                "error reading --template {file}, open {file}: no such file or directory"
+            ));
+        }
+        if let Some(file) = flag.strip_prefix("custom-columns-file=") {
+            return Err(format!(
+                "error reading template {file}, open {file}: no such file or directory\n"
+            ));
+        }
         let spec = if flag == "custom-columns" {
             Some("")
         } else {
@@ -517,6 +528,10 @@ status: {}
         assert_eq!(
             OutputFormat::parse("custom-columns=").unwrap_err(),
             "custom-columns format specified but no custom columns given"
+        );
+        assert_eq!(
+            OutputFormat::parse("jsonpath-file=t.txt").unwrap_err(),
+            "error reading --template t.txt, open t.txt: no such file or directory"
         );
         assert_eq!(
             OutputFormat::parse("custom-columns=NAME").unwrap_err(),

@@ -157,7 +157,8 @@ impl Quantity {
             return "0".to_string();
         }
         let mut format = self.format;
-        if format == Format::BinarySi && (self.nanos.abs() < 1024 * NANO || self.nanos % NANO != 0)
+        if format == Format::BinarySi
+            && (self.nanos.unsigned_abs() < (1024 * NANO) as u128 || self.nanos % NANO != 0)
         {
             format = Format::DecimalSi;
         }
@@ -181,7 +182,7 @@ impl Quantity {
                 }
                 let down = exp.rem_euclid(3);
                 for _ in 0..down {
-                    mantissa *= 10;
+                    mantissa = mantissa.saturating_mul(10);
                 }
                 exp -= down;
                 let suffix = if format == Format::DecimalSi {
@@ -295,5 +296,10 @@ mod tests {
         assert_eq!(Quantity::parse_or_zero("1500m").value(), 2);
         assert_eq!(Quantity::parse_or_zero("128Mi").value(), 134_217_728);
         assert!(Quantity::parse_or_zero("1") > Quantity::parse_or_zero("999m"));
+        for format in [Format::BinarySi, Format::DecimalSi] {
+            for nanos in [i128::MIN, i128::MAX] {
+                assert!(!Quantity { nanos, format }.canonical().is_empty());
+            }
+        }
     }
 }
