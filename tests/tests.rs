@@ -2,6 +2,7 @@
 
 mod apiserver_path;
 mod determinism;
+mod scenarios;
 mod watch;
 
 use kubeglass::cluster::Cluster;

@@ -10,7 +10,13 @@ use kubeglass::cluster::Cluster;
 use crate::apply;
 
 /// Opens a watch as `kubernetes-admin` and collects `(type, name, rv)` of up to `max` events.
-fn watch(cluster: &mut Cluster, resource: &str, rv: Option<&str>, field: Option<&str>, max: usize) -> Rc<RefCell<Vec<(String, String, u64)>>> {
+fn watch(
+    cluster: &mut Cluster,
+    resource: &str,
+    rv: Option<&str>,
+    field: Option<&str>,
+    max: usize,
+) -> Rc<RefCell<Vec<(String, String, u64)>>> {
     let seen = Rc::new(RefCell::new(Vec::new()));
     let sink = seen.clone();
     let info = lookup(resource).unwrap();
@@ -63,7 +69,10 @@ fn a_pod_entering_a_field_selector_is_added_and_leaving_it_is_deleted() {
     c.advance_ms(10);
     let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: nginx\n";
     apply(&mut c, pod);
-    apply(&mut c, "apiVersion: v1\nkind: Pod\nmetadata:\n  name: q\nspec:\n  containers:\n  - name: c\n    image: nginx\n");
+    apply(
+        &mut c,
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: q\nspec:\n  containers:\n  - name: c\n    image: nginx\n",
+    );
     crate::kubectl(&mut c, "delete pod p");
     c.advance_ms(100);
     let kinds: Vec<String> = seen.borrow().iter().map(|(k, n, _)| format!("{k} {n}")).collect();
@@ -91,7 +100,11 @@ fn a_watch_from_a_recent_revision_replays_what_followed_it() {
     let mut c = Cluster::new_default(1);
     apply(&mut c, &configmap("a"));
     let (out, _) = crate::kubectl(&mut c, "get configmap a -o yaml");
-    let rv: u64 = out.lines().find_map(|l| l.trim().strip_prefix("resourceVersion: ")).and_then(|v| v.trim_matches('"').parse().ok()).unwrap();
+    let rv: u64 = out
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("resourceVersion: "))
+        .and_then(|v| v.trim_matches('"').parse().ok())
+        .unwrap();
     apply(&mut c, &configmap("b"));
     apply(&mut c, &configmap("c"));
     let seen = watch(&mut c, "configmaps", Some(&rv.to_string()), None, 2);

@@ -16,7 +16,10 @@ pub const RELIST_BACKOFF_MS: u64 = 1_000;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Change {
     Added(Arc<Object>),
-    Modified { old: Arc<Object>, new: Arc<Object> },
+    Modified {
+        old: Arc<Object>,
+        new: Arc<Object>,
+    },
     Deleted(Arc<Object>),
     /// The store was replaced by a (re)list; everything in it is current.
     Resynced,
@@ -27,10 +30,16 @@ pub enum Change {
 pub enum State {
     /// Not started, or waiting out a backoff before relisting.
     Idle,
-    Listing { request_id: u64 },
+    Listing {
+        request_id: u64,
+    },
     /// A watch request is in flight.
-    StartingWatch { request_id: u64 },
-    Watching { watch_id: u64 },
+    StartingWatch {
+        request_id: u64,
+    },
+    Watching {
+        watch_id: u64,
+    },
 }
 
 /// What a step asks of its owner.
@@ -127,7 +136,8 @@ impl Informer {
     }
 
     fn request(&self, verb: Verb) -> ApiRequest {
-        let mut req = ApiRequest::new(self.credentials.clone(), verb, self.kind.info()).namespace(self.namespace.as_deref());
+        let mut req =
+            ApiRequest::new(self.credentials.clone(), verb, self.kind.info()).namespace(self.namespace.as_deref());
         req.params.field_selector = self.field_selector.clone();
         req.params.label_selector = self.label_selector.clone();
         req
@@ -247,7 +257,9 @@ mod tests {
         let out = i.on_event(event(WatchEventType::Added, Some(cm("b", 10)), 10));
         assert!(matches!(&out.changes[0], Change::Added(o) if o.name() == "b"));
         let out = i.on_event(event(WatchEventType::Modified, Some(cm("a", 11)), 11));
-        assert!(matches!(&out.changes[0], Change::Modified { old, new } if old.resource_version() == 5 && new.resource_version() == 11));
+        assert!(
+            matches!(&out.changes[0], Change::Modified { old, new } if old.resource_version() == 5 && new.resource_version() == 11)
+        );
         i.on_event(event(WatchEventType::Deleted, Some(cm("b", 12)), 12));
         assert_eq!(i.len(), 1);
         assert_eq!(i.resource_version(), 12);
@@ -259,7 +271,12 @@ mod tests {
         i.relist(1);
         i.on_response(ApiResponse::List { items: vec![], resource_version: 3 }, 2);
         i.on_response(ApiResponse::WatchStarted { watch_id: 1 }, 3);
-        let gone = WatchEvent { kind: WatchEventType::Error, object: None, resource_version: 3, status: Some(Status::expired(3, 50)) };
+        let gone = WatchEvent {
+            kind: WatchEventType::Error,
+            object: None,
+            resource_version: 3,
+            status: Some(Status::expired(3, 50)),
+        };
         let out = i.on_event(gone);
         assert_eq!(out.relist_after_ms, Some(RELIST_BACKOFF_MS));
         assert_eq!(i.state(), State::Idle);

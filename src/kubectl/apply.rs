@@ -13,7 +13,7 @@ use super::{kind_name, Context, Failure};
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 /// The manifests named by `-f` (only `-` is available in the simulation: the editor or a scenario step).
-fn documents(ctx: &Context) -> Result<(Vec<Document>, String), Failure> {
+fn documents(ctx: &Context, verb: &str) -> Result<(Vec<Document>, String), Failure> {
     let file =
         ctx.args.get(&["f", "filename"]).ok_or_else(|| Failure("error: must specify one of -f and -k".into()))?;
     let (source, text) = match (file, &ctx.stdin) {
@@ -23,7 +23,7 @@ fn documents(ctx: &Context) -> Result<(Vec<Document>, String), Failure> {
     };
     let docs = parse_documents(&text, &source).map_err(|e| Failure(e.to_string()))?;
     if docs.is_empty() {
-        return Err(Failure("error: no objects passed to apply".into()));
+        return Err(Failure(format!("error: no objects passed to {verb}")));
     }
     Ok((docs, source))
 }
@@ -41,7 +41,7 @@ fn info_for(doc: &Value, source: &str, ns: &str) -> Result<&'static ResourceInfo
 }
 
 pub async fn apply(ctx: &Context) -> Result<(), Failure> {
-    let (docs, source) = documents(ctx)?;
+    let (docs, source) = documents(ctx, "apply")?;
     let mut last_error = None;
     for doc in docs {
         if let Err(Failure(line)) = apply_one(ctx, doc.value, &source).await {
@@ -59,7 +59,10 @@ async fn apply_one(ctx: &Context, mut doc: Value, source: &str) -> Result<(), Fa
     let ns = doc["metadata"]["namespace"].as_str().unwrap_or(&default_ns).to_string();
     let name = doc["metadata"]["name"].as_str().unwrap_or("").to_string();
     if name.is_empty() {
-        return Err(Failure(format!("error: error when retrieving current configuration of:\nResource: {:?}, Name: \"\", Namespace: {ns:?}\nfrom server for: {source:?}: resource name may not be empty", info.resource)));
+        return Err(Failure(format!(
+            "error: error when retrieving current configuration of:\n{}\nfrom server for: {source:?}: resource name may not be empty",
+            info_string(info, &name, &ns)
+        )));
     }
     if let Some(m) = doc["metadata"].as_object_mut() {
         if info.namespaced && !m.contains_key("namespace") {
@@ -71,7 +74,9 @@ async fn apply_one(ctx: &Context, mut doc: Value, source: &str) -> Result<(), Fa
         ApiResponse::Object(o) => Some(o),
         ApiResponse::Error(s) if s.code == 404 && s.message.starts_with(&format!("{} ", info.qualified())) => None,
         ApiResponse::Error(s) => {
-            return Err(Failure(s.with_source("retrieving current configuration of", source).kubectl_line()))
+            let what =
+                format!("retrieving current configuration of:\n{}\nfrom server for:", info_string(info, &name, &ns));
+            return Err(Failure(s.with_source(&what, source).kubectl_line()));
         }
         _ => None,
     };
@@ -105,6 +110,17 @@ async fn apply_one(ctx: &Context, mut doc: Value, source: &str) -> Result<(), Fa
         }
     }
     Ok(())
+}
+
+/// cli-runtime's `Info.String()`: the resource, kind, name and namespace kubectl names in apply errors.
+fn info_string(info: &ResourceInfo, name: &str, ns: &str) -> String {
+    let gv = format!("{}/{}", info.group, info.version);
+    let ns = if info.namespaced { ns } else { "" };
+    format!(
+        "Resource: \"{gv}, Resource={}\", GroupVersionKind: \"{gv}, Kind={}\"\nName: {name:?}, Namespace: {ns:?}",
+        info.resource,
+        info.kind.name()
+    )
 }
 
 /// The patch from the live object to the new configuration: fields the last applied configuration set
@@ -186,7 +202,7 @@ pub async fn create(ctx: &Context) -> Result<(), Failure> {
             ctx.args.positional.get(1).cloned().unwrap_or_default()
         )));
     }
-    let (docs, source) = documents(ctx)?;
+    let (docs, source) = documents(ctx, "create")?;
     let default_ns = ctx.namespace();
     let mut last_error = None;
     for doc in docs {

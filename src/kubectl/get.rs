@@ -42,28 +42,31 @@ pub async fn get(ctx: &Context) -> Result<(), Failure> {
             }
         }
     }
-    let output = ctx.args.get(&["o", "output"]).unwrap_or("");
+    let format = printers::output::OutputFormat::parse(ctx.args.get(&["o", "output"]).unwrap_or(""))
+        .map_err(|e| Failure(format!("error: {e}")))?;
     if objects.is_empty() && names.is_empty() {
-        ctx.println(&match namespace {
-            Some(ns) => format!("No resources found in {ns} namespace."),
-            None => "No resources found".to_string(),
-        });
+        ctx.api.print(&printers::table::no_resources_found(namespace));
     } else if !objects.is_empty() {
-        let text = match output {
-            "" | "wide" => {
-                let mut table = printers::get::table_for(info.kind, &objects, ctx.api.now(), output == "wide");
-                if ctx.args.has(&["show-labels"]) {
-                    table = printers::table::with_labels(table, &objects);
-                }
-                if all && info.namespaced {
-                    table = printers::table::with_namespace(table, &objects);
-                }
-                table.render(ctx.args.has(&["no-headers"]))
-            }
-            other => {
-                printers::output::render(other, &objects, !names.is_empty() && names.len() == 1).map_err(Failure)?
-            }
+        let label_columns = ctx
+            .args
+            .all(&["L", "label-columns"])
+            .iter()
+            .flat_map(|v| v.split(',').map(str::to_string).collect::<Vec<_>>())
+            .collect();
+        let opts = printers::output::PrintOptions {
+            single: names.len() == 1,
+            no_headers: ctx.args.has(&["no-headers"]),
+            show_managed_fields: ctx.args.has(&["show-managed-fields"]),
+            get: printers::get::GetOptions {
+                wide: false,
+                all_namespaces: all && info.namespaced,
+                show_kind: false,
+                show_labels: ctx.args.has(&["show-labels"]),
+                label_columns,
+            },
         };
+        let text = printers::output::print_objects(info.kind, &objects, &format, ctx.api.now(), &opts)
+            .map_err(|e| Failure(format!("error: {e}")))?;
         ctx.api.print(&text);
     }
     match errors.pop() {

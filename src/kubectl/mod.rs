@@ -72,6 +72,9 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
     if let Some(user) = args.get(&["as"]) {
         api.impersonate = Some(user.to_string());
     }
+    if let Some(token) = args.get(&["token"]) {
+        api.credentials = Credentials::Token(token.to_string());
+    }
     let ctx = Context { api, args, namespace: inv.namespace.clone(), stdin: inv.stdin.clone() };
     let verb = ctx.args.positional.first().cloned().unwrap_or_default();
     let result = match verb.as_str() {
