@@ -176,3 +176,64 @@ fn server_defaults_fill_in_what_the_manifest_left_out() {
         assert!(out.contains(expected), "{expected} missing from\n{out}");
     }
 }
+
+/// The stages the last request of `chain` passed, as `stage:✓/✗`.
+fn last_path(c: &Cluster, chain: u64) -> (Vec<String>, u16) {
+    let a = c.apiserver().unwrap();
+    let record = a.requests().for_chain(chain).last().copied().cloned().unwrap_or_else(|| {
+        panic!(
+            "no record for chain {chain}: {:?}",
+            a.requests()
+                .records()
+                .map(|r| (r.chain, r.summary.clone(), r.code))
+                .collect::<Vec<_>>()
+                .split_off(a.requests().records().count().saturating_sub(4))
+        )
+    });
+    let stages = record
+        .stages
+        .iter()
+        .map(|s| format!("{}:{}", s.stage.as_str(), if s.passed { "ok" } else { "refused" }))
+        .collect();
+    (stages, record.code)
+}
+
+#[test]
+fn each_request_records_the_stage_where_it_stopped() {
+    let mut c = Cluster::new_default(1);
+    let created = c.kubectl("create -f -", Some(DEPLOYMENT.into()), 60_000);
+    let (stages, code) = last_path(&c, created.chain);
+    assert_eq!(code, 201);
+    assert_eq!(
+        stages,
+        [
+            "authentication:ok",
+            "authorization:ok",
+            "decoding:ok",
+            "mutating admission:ok",
+            "validation:ok",
+            "validating admission:ok",
+            "etcd:ok"
+        ]
+    );
+    let missing_ns =
+        c.kubectl("create -f -", Some(DEPLOYMENT.replace("name: web\n", "name: web\n  namespace: nope\n")), 60_000);
+    assert_eq!(
+        last_path(&c, missing_ns.chain),
+        (
+            vec![
+                "authentication:ok".into(),
+                "authorization:ok".into(),
+                "decoding:ok".into(),
+                "mutating admission:refused".into()
+            ],
+            404
+        )
+    );
+    let invalid = c.kubectl("create -f -", Some(DEPLOYMENT.replace("replicas: 3", "replicas: -1")), 60_000);
+    let (stages, code) = last_path(&c, invalid.chain);
+    assert_eq!((stages.last().map(String::as_str), code), (Some("validation:refused"), 422));
+    let exists = c.kubectl("create -f -", Some(DEPLOYMENT.into()), 60_000);
+    let (stages, code) = last_path(&c, exists.chain);
+    assert_eq!((stages.last().map(String::as_str), code), (Some("etcd:refused"), 409));
+}

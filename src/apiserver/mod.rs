@@ -7,6 +7,7 @@
 //! Counterpart: `cmd/kube-apiserver`, `staging/src/k8s.io/apiserver`.
 
 pub mod admission;
+pub mod audit;
 pub mod authn;
 pub mod authz;
 pub mod cache;
@@ -22,6 +23,7 @@ use crate::api::{ApiRequest, ApiResponse, Kind, Object, Status, Verb, WatchEvent
 use crate::etcd::{EtcdMessage, EventType, Op, OpResult, Txn, TxnResponse};
 use crate::sim::{ComponentId, Ctx, Payload, Rng, SimTime};
 
+use audit::{RequestLog, RequestRecord, Stage};
 use authn::{Authenticator, UserInfo};
 use authz::Attributes;
 use cache::{CachedEvent, WatchCache, Watcher};
@@ -77,12 +79,13 @@ pub struct ApiServer {
     authn: Authenticator,
     cache: WatchCache,
     synced: bool,
-    held: Vec<(ComponentId, u64, ApiRequest)>,
+    held: Vec<(ComponentId, u64, ApiRequest, u64)>,
     pending: BTreeMap<u64, (Pending, Txn)>,
     next_etcd_id: u64,
     etcd_watch: Option<u64>,
     next_watch_id: u64,
     last_compaction_mark: u64,
+    log: RequestLog,
     /// Where ClusterIPs come from (10.96.0.0/12 by default) and where `kubernetes` sits (first address).
     pub service_cidr_base: [u8; 4],
 }
@@ -103,12 +106,52 @@ impl ApiServer {
             etcd_watch: None,
             next_watch_id: 1,
             last_compaction_mark: 0,
+            log: RequestLog::default(),
             service_cidr_base: [10, 96, 0, 0],
         }
     }
 
     pub fn cache(&self) -> &WatchCache {
         &self.cache
+    }
+
+    /// The request log: each request's path through the handler chain.
+    pub fn requests(&self) -> &RequestLog {
+        &self.log
+    }
+
+    /// Answers a request and closes its record: the stages after authorization follow from the answer.
+    fn respond(&mut self, ctx: &mut Ctx, client: ComponentId, request_id: u64, response: ApiResponse) {
+        let past_authz = self.log.verb_past_authorization(client, request_id);
+        let (code, revision) = match &response {
+            ApiResponse::Error(s) => (s.code, None),
+            ApiResponse::Object(o) => {
+                (if past_authz == Some(Verb::Create) { 201 } else { 200 }, Some(o.resource_version()))
+            }
+            ApiResponse::List { resource_version, .. } => (200, Some(*resource_version)),
+            ApiResponse::WatchStarted { .. } | ApiResponse::Text(_) => (200, None),
+        };
+        if let Some(verb) = past_authz {
+            let failed = response.status().map(|s| (failed_stage(verb, s), s.message.clone()));
+            for &stage in stages_for(verb) {
+                match &failed {
+                    Some((f, msg)) if *f == stage => {
+                        self.log.stage(client, request_id, stage, false, msg.clone());
+                        break;
+                    }
+                    _ => {
+                        let detail = if stage == Stage::Storage {
+                            revision.map(|r| format!("revision {r}")).unwrap_or_default()
+                        } else {
+                            String::new()
+                        };
+                        self.log.stage(client, request_id, stage, true, detail);
+                    }
+                }
+            }
+        }
+        self.log.close(client, request_id, code, revision);
+        reply(ctx, client, request_id, response);
     }
 
     pub fn authenticator_mut(&mut self) -> &mut Authenticator {
@@ -151,7 +194,7 @@ impl ApiServer {
                 if self.synced {
                     self.handle(ctx, from, request_id, *request);
                 } else {
-                    self.held.push((from, request_id, *request));
+                    self.held.push((from, request_id, *request, ctx.chain));
                 }
             }
             Payload::Etcd(EtcdMessage::TxnResult { request_id, result }) => {
@@ -169,6 +212,7 @@ impl ApiServer {
                     self.fail_over(ctx);
                 } else {
                     self.cache.remove_client(peer);
+                    self.log.drop_client(peer);
                 }
             }
             _ => {}
@@ -224,16 +268,39 @@ impl ApiServer {
     fn fail_pending(&mut self, ctx: &mut Ctx, pending: Pending, status: Status) {
         match pending {
             Pending::InitialList => {}
-            Pending::Read { client, request_id, .. } => reply(ctx, client, request_id, ApiResponse::Error(status)),
+            Pending::Read { client, request_id, .. } => {
+                self.respond(ctx, client, request_id, ApiResponse::Error(status))
+            }
             Pending::Write { op, .. } | Pending::NamespaceLookup { op } => {
-                reply(ctx, op.client, op.request_id, ApiResponse::Error(status))
+                self.respond(ctx, op.client, op.request_id, ApiResponse::Error(status))
             }
         }
     }
 
     fn handle(&mut self, ctx: &mut Ctx, client: ComponentId, request_id: u64, req: ApiRequest) {
-        let Some(mut user) = self.authn.authenticate(&req.credentials) else {
-            return reply(ctx, client, request_id, ApiResponse::Error(Status::unauthorized()));
+        let record = RequestRecord {
+            chain: ctx.chain,
+            at_ms: ctx.now.ms(),
+            user: String::new(),
+            summary: req.summary(),
+            namespace: req.namespace.clone(),
+            name: req.name.clone().or_else(|| req.body.as_ref().map(|b| b.name().to_string())),
+            stages: Vec::new(),
+            code: 0,
+            revision: None,
+            verb: req.verb,
+        };
+        self.log.open(client, request_id, record);
+        let authenticated = self.authn.authenticate(&req.credentials);
+        match &authenticated {
+            Some(u) => {
+                self.log.set_user(client, request_id, &u.name);
+                self.log.stage(client, request_id, Stage::Authentication, true, u.name.clone());
+            }
+            None => self.log.stage(client, request_id, Stage::Authentication, false, "401 Unauthorized"),
+        }
+        let Some(mut user) = authenticated else {
+            return self.respond(ctx, client, request_id, ApiResponse::Error(Status::unauthorized()));
         };
         if let Some(target) = &req.impersonate {
             let attrs = Attributes {
@@ -246,7 +313,12 @@ impl ApiServer {
             };
             if !authz::authorize(&user, &attrs, &self.cache) {
                 let detail = attrs.forbidden_detail(&user.name);
-                return reply(ctx, client, request_id, ApiResponse::Error(Status::forbidden("users", target, &detail)));
+                return self.respond(
+                    ctx,
+                    client,
+                    request_id,
+                    ApiResponse::Error(Status::forbidden("users", target, &detail)),
+                );
             }
             user = impersonated(target, &self.authn);
         }
@@ -259,14 +331,27 @@ impl ApiServer {
             name: req.name.as_deref(),
             namespace: req.namespace.as_deref(),
         };
-        if !authz::authorize(&user, &attrs, &self.cache) {
+        let allowed = authz::authorize(&user, &attrs, &self.cache);
+        self.log.stage(
+            client,
+            request_id,
+            Stage::Authorization,
+            allowed,
+            if allowed { "allowed".to_string() } else { attrs.forbidden_detail(&user.name) },
+        );
+        if !allowed {
             let detail = attrs.forbidden_detail(&user.name);
             let resource = match &req.subresource {
                 Some(sub) => format!("{}/{sub}", req.resource.qualified()),
                 None => req.resource.qualified(),
             };
             let shown = if req.verb == Verb::Create && req.subresource.is_none() { "" } else { name.as_str() };
-            return reply(ctx, client, request_id, ApiResponse::Error(Status::forbidden(&resource, shown, &detail)));
+            return self.respond(
+                ctx,
+                client,
+                request_id,
+                ApiResponse::Error(Status::forbidden(&resource, shown, &detail)),
+            );
         }
         match req.verb {
             Verb::Get | Verb::List => self.read(ctx, client, request_id, req),
@@ -280,7 +365,7 @@ impl ApiServer {
                     .and_then(|n| self.cache.get(op.req.resource.kind, op.req.namespace.as_deref(), n));
                 self.attempt_write(ctx, op, current);
             }
-            Verb::DeleteCollection => reply(
+            Verb::DeleteCollection => self.respond(
                 ctx,
                 client,
                 request_id,
@@ -292,7 +377,7 @@ impl ApiServer {
     fn read(&mut self, ctx: &mut Ctx, client: ComponentId, request_id: u64, req: ApiRequest) {
         let kind = req.resource.kind;
         if let Err(status) = selectors(&req) {
-            return reply(ctx, client, request_id, ApiResponse::Error(status));
+            return self.respond(ctx, client, request_id, ApiResponse::Error(status));
         }
         if req.params.resource_version.as_deref() == Some("0") {
             let response = match req.verb {
@@ -308,7 +393,7 @@ impl ApiServer {
                     ApiResponse::List { items, resource_version: self.cache.revision() }
                 }
             };
-            return reply(ctx, client, request_id, response);
+            return self.respond(ctx, client, request_id, response);
         }
         let txn = match (&req.verb, &req.name) {
             (Verb::Get, Some(name)) => Txn::range(&req.resource.key(req.namespace.as_deref(), name), false),
@@ -334,7 +419,7 @@ impl ApiServer {
     fn watch(&mut self, ctx: &mut Ctx, client: ComponentId, request_id: u64, req: ApiRequest) {
         let (labels, fields) = match selectors(&req) {
             Ok(s) => s,
-            Err(status) => return reply(ctx, client, request_id, ApiResponse::Error(status)),
+            Err(status) => return self.respond(ctx, client, request_id, ApiResponse::Error(status)),
         };
         let kind = req.resource.kind;
         let watch_id = self.next_watch_id;
@@ -347,7 +432,7 @@ impl ApiServer {
             fields: fields.clone(),
             bookmarks: req.params.allow_bookmarks,
         };
-        reply(ctx, client, request_id, ApiResponse::WatchStarted { watch_id });
+        self.respond(ctx, client, request_id, ApiResponse::WatchStarted { watch_id });
         match req.params.resource_version.as_deref().unwrap_or("") {
             "" | "0" => {
                 for o in self.list_from_cache(&req) {
@@ -403,7 +488,7 @@ impl ApiServer {
                 op.attempts -= 1;
                 self.send_etcd(ctx, Pending::NamespaceLookup { op: Box::new(op) }, Txn::range(&key, false));
             }
-            Err(status) => reply(ctx, op.client, op.request_id, ApiResponse::Error(status)),
+            Err(status) => self.respond(ctx, op.client, op.request_id, ApiResponse::Error(status)),
         }
     }
 
@@ -634,9 +719,12 @@ impl ApiServer {
                     Payload::Etcd(EtcdMessage::Watch { watch_id, prefix: "/registry/".into(), start_revision: start }),
                 );
                 self.synced = true;
-                for (client, id, req) in std::mem::take(&mut self.held) {
+                let chain = ctx.chain;
+                for (client, id, req, held_chain) in std::mem::take(&mut self.held) {
+                    ctx.chain = held_chain;
                     self.handle(ctx, client, id, req);
                 }
+                ctx.chain = chain;
             }
             Pending::Read { client, request_id, req } => {
                 let objects: Vec<Arc<Object>> = range_kvs(&response).iter().map(registry::from_storage).collect();
@@ -657,12 +745,12 @@ impl ApiServer {
                         ApiResponse::List { items, resource_version: response.revision }
                     }
                 };
-                reply(ctx, client, request_id, answer);
+                self.respond(ctx, client, request_id, answer);
             }
             Pending::NamespaceLookup { mut op } => {
                 let ns = op.req.namespace.clone().unwrap_or_default();
                 if range_kvs(&response).is_empty() {
-                    return reply(
+                    return self.respond(
                         ctx,
                         op.client,
                         op.request_id,
@@ -682,14 +770,14 @@ impl ApiServer {
                         Some(o) => ApiResponse::Object(Arc::new(o)),
                         None => ApiResponse::Error(Status::internal("write produced no object")),
                     };
-                    return reply(ctx, op.client, op.request_id, answer);
+                    return self.respond(ctx, op.client, op.request_id, answer);
                 }
                 let current = range_kvs(&response).first().map(registry::from_storage);
                 let explicit_rv =
                     op.req.body.as_ref().map(Object::resource_version).unwrap_or(0) != 0 && op.req.verb == Verb::Update;
                 if op.attempts >= WRITE_ATTEMPTS_MAX || (explicit_rv && current.is_some()) {
                     let name = op.req.name.clone().unwrap_or_default();
-                    return reply(
+                    return self.respond(
                         ctx,
                         op.client,
                         op.request_id,
@@ -788,6 +876,32 @@ fn selectors(req: &ApiRequest) -> Result<(LabelSelector, FieldSelector), Status>
         )));
     }
     Ok((labels, fields))
+}
+
+/// The stages a request of this verb passes after authorization.
+fn stages_for(verb: Verb) -> &'static [Stage] {
+    match verb {
+        Verb::Get | Verb::List | Verb::Watch => &[Stage::Storage],
+        Verb::Delete | Verb::DeleteCollection => &[Stage::ValidatingAdmission, Stage::Storage],
+        _ => {
+            &[Stage::Decoding, Stage::MutatingAdmission, Stage::Validation, Stage::ValidatingAdmission, Stage::Storage]
+        }
+    }
+}
+
+/// Which stage produced a refusal, from the status it produced.
+fn failed_stage(verb: Verb, status: &Status) -> Stage {
+    use crate::api::Reason;
+    match status.reason {
+        _ if matches!(verb, Verb::Get | Verb::List | Verb::Watch) => Stage::Storage,
+        Reason::BadRequest => Stage::Decoding,
+        Reason::Invalid if status.message.contains("ValidatingAdmissionPolicy") => Stage::ValidatingAdmission,
+        Reason::Invalid => Stage::Validation,
+        Reason::NotFound if status.message.starts_with("namespaces ") => Stage::MutatingAdmission,
+        Reason::Forbidden if status.message.contains("being terminated") => Stage::MutatingAdmission,
+        Reason::Forbidden => Stage::ValidatingAdmission,
+        _ => Stage::Storage,
+    }
 }
 
 fn reply(ctx: &mut Ctx, client: ComponentId, request_id: u64, response: ApiResponse) {

@@ -205,7 +205,7 @@ impl Cluster {
         let i = id.0 as usize;
         let mut ctx = Ctx { now, me: id, chain, rng: &mut self.rngs[i], out: &mut out };
         f(&mut self.components[i], &mut ctx);
-        self.kernel.apply(id, chain, out);
+        self.kernel.apply(id, out);
     }
 
     /// Handles the next event; false when nothing is scheduled.

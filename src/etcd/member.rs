@@ -550,7 +550,7 @@ mod tests {
             let me = self.ids[i];
             let mut ctx = Ctx { now: self.kernel.now(), me, chain, rng: &mut self.rngs[i], out: &mut out };
             f(&mut self.members[i], &mut ctx);
-            self.kernel.apply(me, chain, out);
+            self.kernel.apply(me, out);
         }
 
         fn dispatch(&mut self, event: SimEvent) {

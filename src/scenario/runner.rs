@@ -25,6 +25,8 @@ pub struct StepRecord {
     pub failures: Vec<String>,
     /// The numbered data-flow steps the command caused (filled in at the end of the run).
     pub flow: Vec<crate::view::steps::FlowStep>,
+    /// Each request of the command through the apiserver's handler chain.
+    pub requests: Vec<crate::apiserver::audit::RequestRecord>,
     chain: u64,
 }
 
@@ -53,6 +55,9 @@ impl RunReport {
             if steps && !s.flow.is_empty() {
                 for f in &s.flow {
                     let _ = writeln!(out, "    {}", f.line());
+                }
+                for r in &s.requests {
+                    let _ = writeln!(out, "    kube-apiserver: {}", r.path_line());
                 }
             }
             for f in &s.failures {
@@ -104,6 +109,9 @@ pub fn run(s: &Scenario) -> RunReport {
     for record in &mut steps {
         if record.chain != 0 {
             record.flow = crate::view::steps::data_flow(cluster.kernel(), record.chain);
+            if let Some(a) = cluster.apiserver() {
+                record.requests = a.requests().for_chain(record.chain).into_iter().cloned().collect();
+            }
         }
     }
     RunReport { steps, trace_hash: cluster.kernel().trace.hash(), end_ms: cluster.now().ms() }
@@ -148,7 +156,7 @@ fn run_step(cluster: &mut Cluster, step: &Step) -> StepRecord {
         },
     };
     let failures = step.expect.as_ref().map(|e| check(e, &output, exit)).unwrap_or_default();
-    StepRecord { line: step.line, at_ms, title, output, exit, failures, flow: Vec::new(), chain }
+    StepRecord { line: step.line, at_ms, title, output, exit, failures, flow: Vec::new(), requests: Vec::new(), chain }
 }
 
 fn component_step(

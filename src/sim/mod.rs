@@ -26,16 +26,10 @@ pub type ChainId = u64;
 /// What a component handler asks the kernel to do.
 #[derive(Debug)]
 pub enum Command {
-    Send {
-        to: ComponentId,
-        payload: Payload,
-    },
-    /// A timer; `chained` keeps it (and what it triggers) in the current chain.
-    Timer {
-        after_ms: u64,
-        token: u64,
-        chained: bool,
-    },
+    /// A message on the chain that was current when it was sent.
+    Send { to: ComponentId, payload: Payload, chain: ChainId },
+    /// A timer; its chain is 0 unless it continues the chain that set it.
+    Timer { after_ms: u64, token: u64, chain: ChainId },
 }
 
 /// The handler's view of the world: the time, its own id, a random stream, and the command buffer.
@@ -50,17 +44,17 @@ pub struct Ctx<'a> {
 
 impl Ctx<'_> {
     pub fn send(&mut self, to: ComponentId, payload: Payload) {
-        self.out.push(Command::Send { to, payload });
+        self.out.push(Command::Send { to, payload, chain: self.chain });
     }
 
     /// A timer for the component's own periodic work (heartbeats, resyncs): it starts no chain of its own.
     pub fn timer(&mut self, after_ms: u64, token: u64) {
-        self.out.push(Command::Timer { after_ms, token, chained: false });
+        self.out.push(Command::Timer { after_ms, token, chain: 0 });
     }
 
     /// A timer that continues the current chain (a command that sleeps, then acts again).
     pub fn timer_in_chain(&mut self, after_ms: u64, token: u64) {
-        self.out.push(Command::Timer { after_ms, token, chained: true });
+        self.out.push(Command::Timer { after_ms, token, chain: self.chain });
     }
 }
 
@@ -364,14 +358,12 @@ impl Kernel {
         self.queue.len()
     }
 
-    /// Applies a handler's commands.
-    pub fn apply(&mut self, from: ComponentId, chain: ChainId, commands: Vec<Command>) {
+    /// Applies a handler's commands (each carries its own chain).
+    pub fn apply(&mut self, from: ComponentId, commands: Vec<Command>) {
         for c in commands {
             match c {
-                Command::Send { to, payload } => self.send(from, to, payload, chain),
-                Command::Timer { after_ms, token, chained } => {
-                    self.set_timer(from, after_ms, token, if chained { chain } else { 0 })
-                }
+                Command::Send { to, payload, chain } => self.send(from, to, payload, chain),
+                Command::Timer { after_ms, token, chain } => self.set_timer(from, after_ms, token, chain),
             }
         }
     }
