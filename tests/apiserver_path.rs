@@ -237,3 +237,23 @@ fn each_request_records_the_stage_where_it_stopped() {
     let (stages, code) = last_path(&c, exists.chain);
     assert_eq!((stages.last().map(String::as_str), code), (Some("etcd:refused"), 409));
 }
+
+#[test]
+fn describe_prints_kubectls_layout_with_related_objects() {
+    let mut c = Cluster::new_default(1);
+    apply(&mut c, DEPLOYMENT);
+    let (out, code) = kubectl(&mut c, "describe deployment web");
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.starts_with("Name:                   web\nNamespace:              default\n"), "{out}");
+    assert!(
+        out.contains("Replicas:               3 desired | 0 updated | 0 total | 0 available | 0 unavailable"),
+        "{out}"
+    );
+    assert!(out.contains("RollingUpdateStrategy:  25% max unavailable, 25% max surge"), "{out}");
+    let (out, _) = kubectl(&mut c, "describe node node01");
+    assert!(out.contains("Non-terminated Pods:          (0 in total)"), "{out}");
+    assert_eq!(
+        kubectl(&mut c, "describe pod nope"),
+        ("Error from server (NotFound): pods \"nope\" not found\n".into(), Some(1))
+    );
+}

@@ -5,6 +5,7 @@
 pub mod apply;
 pub mod args;
 pub mod delete;
+pub mod describe;
 pub mod get;
 pub mod info;
 pub mod printers;
@@ -82,6 +83,7 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
         "apply" => apply::apply(&ctx).await,
         "create" => apply::create(&ctx).await,
         "delete" => delete::delete(&ctx).await,
+        "describe" => describe::describe(&ctx).await,
         "version" => info::version(&ctx).await,
         "cluster-info" => info::cluster_info(&ctx).await,
         "api-resources" => info::api_resources(&ctx),
