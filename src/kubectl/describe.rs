@@ -30,9 +30,10 @@ pub async fn describe(ctx: &Context) -> Result<(), Failure> {
     } else {
         let mut found = Vec::new();
         for name in &names {
-            match ctx.call(ctx.request(Verb::Get, info).namespace(namespace).name(name)).await? {
-                ApiResponse::Object(o) => found.push(o),
-                _ => {}
+            if let ApiResponse::Object(o) =
+                ctx.call(ctx.request(Verb::Get, info).namespace(namespace).name(name)).await?
+            {
+                found.push(o);
             }
         }
         found
