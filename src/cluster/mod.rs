@@ -394,6 +394,19 @@ impl Cluster {
         if let Some(a) = self.apiserver() {
             crate::view::fill_workloads(&mut view, a.cache());
         }
+        for (i, id) in self.etcd.iter().enumerate() {
+            if let Some(m) = self.etcd_member(i) {
+                let st = m.status();
+                view.etcd.push(crate::view::EtcdMemberView {
+                    name: st.name,
+                    role: st.role.as_str().to_string(),
+                    term: st.term,
+                    revision: st.revision,
+                    keys: st.db_keys,
+                    running: self.kernel.is_running(*id),
+                });
+            }
+        }
         view
     }
 }

@@ -14,6 +14,20 @@ pub struct View {
     /// Pods no node runs yet (Pending, unscheduled).
     pub unscheduled: Vec<PodView>,
     pub in_flight: Vec<MessageView>,
+    /// Each etcd member: its role, term and how far its copy of the data has come.
+    pub etcd: Vec<EtcdMemberView>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EtcdMemberView {
+    pub name: String,
+    /// `leader`, `follower` or `candidate` (as the member last knew itself).
+    pub role: String,
+    pub term: u64,
+    /// The revision of the member's applied store: members that were down lag behind.
+    pub revision: u64,
+    pub keys: usize,
+    pub running: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
