@@ -3,6 +3,7 @@
 mod apiserver_path;
 mod determinism;
 mod scenarios;
+mod scheduler;
 mod view;
 mod watch;
 

@@ -239,10 +239,11 @@ pub fn merge_patch(target: &mut Value, patch: &Value, strategic: bool) {
                 }
             }
         }
-        (Value::Array(t), Value::Array(p)) if strategic && is_named_list(p) && is_named_list(t) => {
+        (Value::Array(t), Value::Array(p)) if strategic && merge_key(p).is_some() && merge_key(p) == merge_key(t) => {
+            let key = merge_key(p).unwrap_or("name");
             for item in p {
-                let name = item.get("name").cloned();
-                match t.iter_mut().find(|x| x.get("name") == name.as_ref()) {
+                let name = item.get(key).cloned();
+                match t.iter_mut().find(|x| x.get(key) == name.as_ref()) {
                     Some(existing) => merge_patch(existing, item, true),
                     None => t.push(item.clone()),
                 }
@@ -252,8 +253,11 @@ pub fn merge_patch(target: &mut Value, patch: &Value, strategic: bool) {
     }
 }
 
-fn is_named_list(items: &[Value]) -> bool {
-    !items.is_empty() && items.iter().all(|i| i.get("name").is_some_and(Value::is_string))
+/// The strategic-merge key of a list of objects: `name` (containers, ports, volumes) or `type` (conditions).
+fn merge_key(items: &[Value]) -> Option<&'static str> {
+    ["name", "type"]
+        .into_iter()
+        .find(|k| !items.is_empty() && items.iter().all(|i| i.get(*k).is_some_and(Value::is_string)))
 }
 
 /// What a delete does to an object: remove it now, or mark it (graceful deletion, finalizers).

@@ -10,6 +10,7 @@ use crate::apiserver::ApiServer;
 use crate::client::process::ProcessStatus;
 use crate::client::{Api, ProcessHost};
 use crate::etcd::member::EtcdMember;
+use crate::scheduler::Scheduler;
 use crate::sim::{ComponentId, Ctx, Event, Kernel, Payload, Rng, SimTime};
 use crate::view::{ComponentView, MessageView, View};
 
@@ -19,6 +20,7 @@ pub use config::{ClusterConfig, NodeConfig, UserConfig};
 pub enum Component {
     Etcd(Box<EtcdMember>),
     ApiServer(Box<ApiServer>),
+    Scheduler(Box<Scheduler>),
     /// Runs client programs: the person's kubectl, kubeadm at install time.
     Host(Box<ProcessHost>),
     /// A component whose behaviour is not simulated yet: it receives and ignores.
@@ -34,6 +36,7 @@ impl Component {
                 _ => {}
             },
             Component::ApiServer(a) => a.on_message(ctx, from, payload),
+            Component::Scheduler(s) => s.on_message(ctx, payload),
             Component::Host(h) => h.on_message(ctx, payload),
             Component::Idle => {}
         }
@@ -43,6 +46,7 @@ impl Component {
         match self {
             Component::Etcd(m) => m.on_timer(ctx, token),
             Component::ApiServer(a) => a.on_timer(ctx, token),
+            Component::Scheduler(s) => s.on_timer(ctx, token),
             Component::Host(h) => h.on_timer(ctx, token),
             Component::Idle => {}
         }
@@ -52,6 +56,7 @@ impl Component {
         match self {
             Component::Etcd(m) => m.on_start(ctx),
             Component::ApiServer(a) => a.on_start(ctx),
+            Component::Scheduler(s) => s.on_start(ctx),
             Component::Host(_) | Component::Idle => {}
         }
     }
@@ -124,7 +129,8 @@ impl Cluster {
         let rng = c.rngs[c.apiserver.0 as usize].fork("registry");
         c.components[c.apiserver.0 as usize] =
             Component::ApiServer(Box::new(ApiServer::new(c.apiserver, etcd_ids, c.authenticator(), rng)));
-        c.reserve("kube-scheduler", "control-plane", Some(&cp));
+        let scheduler = c.reserve("kube-scheduler", "control-plane", Some(&cp));
+        c.components[scheduler.0 as usize] = Component::Scheduler(Box::new(Scheduler::new(c.apiserver)));
         c.reserve("kube-controller-manager", "control-plane", Some(&cp));
         if c.config.cloud {
             c.reserve("cloud-controller-manager", "control-plane", Some(&cp));
