@@ -11,6 +11,7 @@ pub mod api;
 pub mod apiserver;
 pub mod client;
 pub mod cluster;
+pub mod controllers;
 pub mod etcd;
 pub mod kubectl;
 pub mod scenario;

@@ -1,6 +1,7 @@
 //! The one integration test binary: the cluster end to end, kubectl output, determinism.
 
 mod apiserver_path;
+mod controllers;
 mod determinism;
 mod scenarios;
 mod scheduler;

@@ -23,11 +23,6 @@ pub fn install(cluster: &mut Cluster) {
     let mut docs: Vec<Value> = parse_documents(MANIFESTS, "bootstrap.yaml")
         .map(|d| d.into_iter().map(|d| d.value).collect())
         .unwrap_or_default();
-    for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
-        docs.push(
-            json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default", "namespace": ns}}),
-        );
-    }
     let nodes: Vec<NodeConfig> = cluster.config.all_nodes().cloned().collect();
     let control_plane = cluster.config.control_plane.name.clone();
     for (i, n) in nodes.iter().enumerate() {

@@ -9,6 +9,7 @@ use crate::apiserver::authn::Authenticator;
 use crate::apiserver::ApiServer;
 use crate::client::process::ProcessStatus;
 use crate::client::{Api, ProcessHost};
+use crate::controllers::ControllerManager;
 use crate::etcd::member::EtcdMember;
 use crate::scheduler::Scheduler;
 use crate::sim::{ComponentId, Ctx, Event, Kernel, Payload, Rng, SimTime};
@@ -21,6 +22,7 @@ pub enum Component {
     Etcd(Box<EtcdMember>),
     ApiServer(Box<ApiServer>),
     Scheduler(Box<Scheduler>),
+    ControllerManager(Box<ControllerManager>),
     /// Runs client programs: the person's kubectl, kubeadm at install time.
     Host(Box<ProcessHost>),
     /// A component whose behaviour is not simulated yet: it receives and ignores.
@@ -37,6 +39,7 @@ impl Component {
             },
             Component::ApiServer(a) => a.on_message(ctx, from, payload),
             Component::Scheduler(s) => s.on_message(ctx, payload),
+            Component::ControllerManager(m) => m.on_message(ctx, payload),
             Component::Host(h) => h.on_message(ctx, payload),
             Component::Idle => {}
         }
@@ -47,6 +50,7 @@ impl Component {
             Component::Etcd(m) => m.on_timer(ctx, token),
             Component::ApiServer(a) => a.on_timer(ctx, token),
             Component::Scheduler(s) => s.on_timer(ctx, token),
+            Component::ControllerManager(m) => m.on_timer(ctx, token),
             Component::Host(h) => h.on_timer(ctx, token),
             Component::Idle => {}
         }
@@ -57,6 +61,7 @@ impl Component {
             Component::Etcd(m) => m.on_start(ctx),
             Component::ApiServer(a) => a.on_start(ctx),
             Component::Scheduler(s) => s.on_start(ctx),
+            Component::ControllerManager(m) => m.on_start(ctx),
             Component::Host(_) | Component::Idle => {}
         }
     }
@@ -131,7 +136,8 @@ impl Cluster {
             Component::ApiServer(Box::new(ApiServer::new(c.apiserver, etcd_ids, c.authenticator(), rng)));
         let scheduler = c.reserve("kube-scheduler", "control-plane", Some(&cp));
         c.components[scheduler.0 as usize] = Component::Scheduler(Box::new(Scheduler::new(c.apiserver)));
-        c.reserve("kube-controller-manager", "control-plane", Some(&cp));
+        let kcm = c.reserve("kube-controller-manager", "control-plane", Some(&cp));
+        c.components[kcm.0 as usize] = Component::ControllerManager(Box::new(ControllerManager::new(c.apiserver)));
         if c.config.cloud {
             c.reserve("cloud-controller-manager", "control-plane", Some(&cp));
         }

@@ -1,0 +1,210 @@
+//! kube-controller-manager: one process running many control loops. Each loop ([`Controller`]) declares
+//! the kinds it watches; the manager runs one shared informer per kind (as the real shared informer
+//! factory does), hands every change to the loops that watch that kind, and sends what they ask for
+//! through its one connection to kube-apiserver. Stopping the process stops every loop.
+//! Counterpart: `cmd/kube-controller-manager`, `pkg/controller/*`.
+
+pub mod serviceaccount;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::api::{ApiRequest, ApiResponse, Credentials, Kind, Object, PatchBody, Verb};
+use crate::client::events::Reporter;
+use crate::client::informer::{Change, Informer};
+use crate::client::{ApiConn, ClientError, Incoming};
+use crate::sim::{ComponentId, Ctx, Payload, SimTime};
+
+/// Tags and timer tokens carry the loop's index in their high bits.
+const LOOP_SHIFT: u32 = 40;
+
+/// One control loop.
+pub trait Controller {
+    /// The name its events carry (`deployment-controller`).
+    fn name(&self) -> &'static str;
+    /// The kinds it watches.
+    fn kinds(&self) -> &'static [Kind];
+    /// Called once every informer has listed (and again after each relist of a kind it watches).
+    fn on_synced(&mut self, _cx: &mut Cx) {}
+    /// A change to an object of one of its kinds.
+    fn on_change(&mut self, kind: Kind, change: &Change, cx: &mut Cx);
+    /// One of its own timers fired.
+    fn on_timer(&mut self, _token: u64, _cx: &mut Cx) {}
+    /// The answer to one of its own calls.
+    fn on_answer(&mut self, _tag: u64, _result: &Result<ApiResponse, ClientError>, _cx: &mut Cx) {}
+}
+
+/// What a loop sees and can do while it handles something.
+pub struct Cx<'a, 'b> {
+    pub now: SimTime,
+    index: u64,
+    informers: &'a BTreeMap<Kind, usize>,
+    conn: &'a mut ApiConn,
+    ctx: &'a mut Ctx<'b>,
+    component: &'static str,
+}
+
+impl Cx<'_, '_> {
+    /// Every cached object of `kind` (the kind must be one the loop watches).
+    pub fn list(&self, kind: Kind) -> Vec<Arc<Object>> {
+        self.informers.get(&kind).map(|i| self.conn.informer(*i).objects().cloned().collect()).unwrap_or_default()
+    }
+
+    /// One cached object by `namespace/name` (or `name` for cluster-scoped kinds).
+    pub fn get(&self, kind: Kind, key: &str) -> Option<Arc<Object>> {
+        self.informers.get(&kind).and_then(|i| self.conn.informer(*i).get(key).cloned())
+    }
+
+    pub fn rng(&mut self) -> &mut crate::sim::Rng {
+        self.ctx.rng
+    }
+
+    fn call(&mut self, req: ApiRequest, tag: u64) {
+        self.conn.call(self.ctx, req, (self.index << LOOP_SHIFT) | tag);
+    }
+
+    fn request(verb: Verb, obj: &Object) -> ApiRequest {
+        ApiRequest::new(Credentials::Anonymous, verb, obj.info()).namespace(obj.namespace())
+    }
+
+    /// Creates `obj`; the answer comes back with `tag`.
+    pub fn create(&mut self, obj: Object, tag: u64) {
+        let req = Cx::request(Verb::Create, &obj).body(obj);
+        self.call(req, tag);
+    }
+
+    /// Replaces `obj` (optimistic concurrency on its resourceVersion).
+    pub fn update(&mut self, obj: Object, tag: u64) {
+        let name = obj.name().to_string();
+        let req = Cx::request(Verb::Update, &obj).name(&name).body(obj);
+        self.call(req, tag);
+    }
+
+    /// Replaces the status of `obj`.
+    pub fn update_status(&mut self, obj: Object, tag: u64) {
+        let name = obj.name().to_string();
+        let req = Cx::request(Verb::Update, &obj).name(&name).subresource("status").body(obj);
+        self.call(req, tag);
+    }
+
+    /// A strategic merge patch of `about` (or of its status with `subresource: Some("status")`).
+    pub fn patch(&mut self, about: &Object, subresource: Option<&str>, patch: serde_json::Value, tag: u64) {
+        let mut req = Cx::request(Verb::Patch, about).name(about.name());
+        req.subresource = subresource.map(str::to_string);
+        req.patch = Some(PatchBody::Strategic(patch));
+        self.call(req, tag);
+    }
+
+    /// Deletes `about` with a propagation policy (`Background`, `Foreground`, `Orphan`) and grace period.
+    pub fn delete(&mut self, about: &Object, propagation: Option<&str>, grace_seconds: Option<i64>, tag: u64) {
+        let mut req = Cx::request(Verb::Delete, about).name(about.name());
+        req.params.propagation_policy = propagation.map(str::to_string);
+        req.params.grace_period_seconds = grace_seconds;
+        self.call(req, tag);
+    }
+
+    /// Records an Event about `about` from this loop.
+    pub fn event(&mut self, about: &Object, type_: &str, reason: &str, message: &str) {
+        let by = Reporter { component: self.component, host: None };
+        let event = crate::client::events::event(about, by, type_, reason, message, self.now, self.ctx.rng);
+        self.create(event, 0);
+    }
+
+    /// A timer for this loop.
+    pub fn timer(&mut self, after_ms: u64, token: u64) {
+        self.ctx.timer(after_ms, (self.index << LOOP_SHIFT) | token);
+    }
+}
+
+/// The controller-manager process.
+pub struct ControllerManager {
+    conn: ApiConn,
+    loops: Vec<Box<dyn Controller>>,
+    /// Kind → informer index in `conn`.
+    informers: BTreeMap<Kind, usize>,
+}
+
+impl ControllerManager {
+    pub fn new(server: ComponentId) -> ControllerManager {
+        let loops: Vec<Box<dyn Controller>> = vec![Box::new(serviceaccount::ServiceAccountController)];
+        ControllerManager::with_loops(server, loops)
+    }
+
+    pub fn with_loops(server: ComponentId, loops: Vec<Box<dyn Controller>>) -> ControllerManager {
+        let credentials =
+            Credentials::ClientCert { common_name: "system:kube-controller-manager".into(), organizations: vec![] };
+        let mut conn = ApiConn::new(server, credentials.clone());
+        let mut informers = BTreeMap::new();
+        for l in &loops {
+            for kind in l.kinds() {
+                informers.entry(*kind).or_insert_with(|| conn.add_informer(Informer::new(*kind, credentials.clone())));
+            }
+        }
+        ControllerManager { conn, loops, informers }
+    }
+
+    pub fn on_start(&mut self, ctx: &mut Ctx) {
+        self.conn.start(ctx);
+    }
+
+    fn with_loop(&mut self, index: usize, ctx: &mut Ctx, f: impl FnOnce(&mut dyn Controller, &mut Cx)) {
+        let component = self.loops[index].name();
+        let mut cx =
+            Cx { now: ctx.now, index: index as u64, informers: &self.informers, conn: &mut self.conn, ctx, component };
+        f(self.loops[index].as_mut(), &mut cx);
+    }
+
+    pub fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
+        for incoming in self.conn.on_message(ctx, payload) {
+            match incoming {
+                Incoming::Changes { informer, changes } => {
+                    let Some(kind) = self.informers.iter().find(|(_, i)| **i == informer).map(|(k, _)| *k) else {
+                        continue;
+                    };
+                    let resynced = changes.iter().any(|c| matches!(c, Change::Resynced));
+                    for i in 0..self.loops.len() {
+                        if !self.loops[i].kinds().contains(&kind) {
+                            continue;
+                        }
+                        if resynced && !self.loop_synced(i) {
+                            continue;
+                        }
+                        for change in &changes {
+                            if matches!(change, Change::Resynced) {
+                                self.with_loop(i, ctx, |l, cx| l.on_synced(cx));
+                            } else if self.loop_synced(i) {
+                                self.with_loop(i, ctx, |l, cx| l.on_change(kind, change, cx));
+                            }
+                        }
+                    }
+                }
+                Incoming::Answer { tag, result } => {
+                    let index = (tag >> LOOP_SHIFT) as usize;
+                    if index < self.loops.len() {
+                        let own = tag & ((1 << LOOP_SHIFT) - 1);
+                        self.with_loop(index, ctx, |l, cx| l.on_answer(own, &result, cx));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether every kind a loop watches has been listed.
+    fn loop_synced(&self, index: usize) -> bool {
+        self.loops[index]
+            .kinds()
+            .iter()
+            .all(|k| self.informers.get(k).is_some_and(|i| self.conn.informer(*i).has_synced()))
+    }
+
+    pub fn on_timer(&mut self, ctx: &mut Ctx, token: u64) {
+        if self.conn.on_timer(ctx, token) {
+            return;
+        }
+        let index = (token >> LOOP_SHIFT) as usize;
+        if index < self.loops.len() {
+            let own = token & ((1 << LOOP_SHIFT) - 1);
+            self.with_loop(index, ctx, |l, cx| l.on_timer(own, cx));
+        }
+    }
+}
