@@ -4,6 +4,7 @@
 
 pub mod kinds;
 pub mod manifest;
+pub mod quantity;
 pub mod request;
 pub mod selector;
 pub mod status;

@@ -16,7 +16,8 @@ pub mod field;
 pub mod meta;
 pub mod names;
 pub mod pod;
-pub mod quantity;
+/// Quantities are shared with the rest of the engine; this path stays for the validation code.
+pub use crate::api::quantity;
 pub mod rbac;
 pub mod service;
 

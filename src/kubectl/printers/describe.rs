@@ -381,8 +381,8 @@ fn resource_field_value(sel: &core::ResourceFieldSelector, c: &core::Container) 
         let d = divisor.milli_value().max(1);
         (q.milli_value() + d - 1).div_euclid(d)
     } else {
-        let d = divisor.value().max(1);
-        (q.value() + d - 1).div_euclid(d)
+        let d = divisor.value_i64().max(1);
+        (q.value_i64() + d - 1).div_euclid(d)
     };
     value.to_string()
 }
@@ -1061,13 +1061,13 @@ fn node_resources_block(w: &mut Writer, pods: &[&core::Pod], status: &core::Node
     };
     let alloc = |k: &str| allocatable.get(k).map(|q| Quantity::parse_or_zero(&q.0)).unwrap_or_default();
     let alloc_cpu = alloc("cpu").milli_value();
-    let alloc_mem = alloc("memory").value();
-    let alloc_eph = alloc("ephemeral-storage").value();
+    let alloc_mem = alloc("memory").value_i64();
+    let alloc_eph = alloc("ephemeral-storage").value_i64();
     let mut total_req: BTreeMap<String, Quantity> = BTreeMap::new();
     let mut total_lim: BTreeMap<String, Quantity> = BTreeMap::new();
     for pod in pods {
         let (req, lim) = pod_requests_and_limits(pod);
-        let get = |m: &BTreeMap<String, Quantity>, k: &str| m.get(k).copied().unwrap_or_default();
+        let get = |m: &BTreeMap<String, Quantity>, k: &str| m.get(k).cloned().unwrap_or_default();
         let (cr, cl, mr, ml) = (get(&req, "cpu"), get(&lim, "cpu"), get(&req, "memory"), get(&lim, "memory"));
         w.write(
             1,
@@ -1080,9 +1080,9 @@ fn node_resources_block(w: &mut Writer, pods: &[&core::Pod], status: &core::Node
                 cl.canonical(),
                 percent(cl.milli_value(), alloc_cpu),
                 mr.canonical(),
-                percent(mr.value(), alloc_mem),
+                percent(mr.value_i64(), alloc_mem),
                 ml.canonical(),
-                percent(ml.value(), alloc_mem),
+                percent(ml.value_i64(), alloc_mem),
                 age(pod.metadata.creation_timestamp.as_ref(), now)
             ),
         );
@@ -1090,7 +1090,7 @@ fn node_resources_block(w: &mut Writer, pods: &[&core::Pod], status: &core::Node
             match total_req.get_mut(k) {
                 Some(t) => t.add(v),
                 None => {
-                    total_req.insert(k.clone(), *v);
+                    total_req.insert(k.clone(), v.clone());
                 }
             }
         }
@@ -1098,7 +1098,7 @@ fn node_resources_block(w: &mut Writer, pods: &[&core::Pod], status: &core::Node
             match total_lim.get_mut(k) {
                 Some(t) => t.add(v),
                 None => {
-                    total_lim.insert(k.clone(), *v);
+                    total_lim.insert(k.clone(), v.clone());
                 }
             }
         }
@@ -1106,12 +1106,12 @@ fn node_resources_block(w: &mut Writer, pods: &[&core::Pod], status: &core::Node
     w.write(0, "Allocated resources:\n  (Total limits may be over 100 percent, i.e., overcommitted.)\n");
     w.write(1, "Resource\tRequests\tLimits\n");
     w.write(1, "--------\t--------\t------\n");
-    let get = |m: &BTreeMap<String, Quantity>, k: &str| m.get(k).copied().unwrap_or_default();
+    let get = |m: &BTreeMap<String, Quantity>, k: &str| m.get(k).cloned().unwrap_or_default();
     let rows = [("cpu", alloc_cpu, true), ("memory", alloc_mem, false), ("ephemeral-storage", alloc_eph, false)];
     for (res, whole, milli) in rows {
         let r = get(&total_req, res);
         let l = get(&total_lim, res);
-        let (rv, lv) = if milli { (r.milli_value(), l.milli_value()) } else { (r.value(), l.value()) };
+        let (rv, lv) = if milli { (r.milli_value(), l.milli_value()) } else { (r.value_i64(), l.value_i64()) };
         w.write(
             1,
             &format!(
@@ -1127,7 +1127,7 @@ fn node_resources_block(w: &mut Writer, pods: &[&core::Pod], status: &core::Node
         |k: &str| !matches!(k, "cpu" | "memory" | "ephemeral-storage" | "pods") && !k.starts_with("hugepages-");
     for (k, v) in &allocatable {
         if k.starts_with("hugepages-") {
-            let whole = Quantity::parse_or_zero(&v.0).value();
+            let whole = Quantity::parse_or_zero(&v.0).value_i64();
             let r = get(&total_req, k);
             let l = get(&total_lim, k);
             w.write(
@@ -1135,9 +1135,9 @@ fn node_resources_block(w: &mut Writer, pods: &[&core::Pod], status: &core::Node
                 &format!(
                     "{k}\t{} ({}%)\t{} ({}%)\n",
                     r.canonical(),
-                    percent_guarded(r.value(), whole),
+                    percent_guarded(r.value_i64(), whole),
                     l.canonical(),
-                    percent_guarded(l.value(), whole)
+                    percent_guarded(l.value_i64(), whole)
                 ),
             );
         }

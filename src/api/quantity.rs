@@ -296,7 +296,43 @@ pub fn parse_quantity(s: &str) -> Result<Quantity, QuantityError> {
     Ok(Quantity { nanos, format, cached, fast_scale })
 }
 
+impl Default for Quantity {
+    fn default() -> Quantity {
+        Quantity { nanos: 0, format: QuantityFormat::DecimalSI, cached: None, fast_scale: None }
+    }
+}
+
 impl Quantity {
+    /// Parses a quantity, or None when it is not one.
+    pub fn parse(text: &str) -> Option<Quantity> {
+        parse_quantity(text).ok()
+    }
+
+    /// Parses, treating anything unparseable as zero (what a Go map lookup of a bad value would give).
+    pub fn parse_or_zero(text: &str) -> Quantity {
+        Quantity::parse(text).unwrap_or_default()
+    }
+
+    /// Adds `other` (`Quantity.Add`): an empty quantity takes the other's format; the spelling is recomputed.
+    pub fn add(&mut self, other: &Quantity) {
+        if self.nanos == 0 {
+            self.format = other.format;
+        }
+        self.nanos = self.nanos.saturating_add(other.nanos);
+        self.cached = None;
+        self.fast_scale = None;
+    }
+
+    /// The value in thousandths, rounded up and clamped to i64 (`Quantity.MilliValue`).
+    pub fn milli_value(&self) -> i64 {
+        i64::try_from(self.milli()).unwrap_or(if self.nanos < 0 { i64::MIN } else { i64::MAX })
+    }
+
+    /// The value in whole units, rounded up and clamped to i64 (`Quantity.Value`).
+    pub fn value_i64(&self) -> i64 {
+        i64::try_from(self.value()).unwrap_or(if self.nanos < 0 { i64::MIN } else { i64::MAX })
+    }
+
     /// The value in nano-units (exact).
     pub fn nanos(&self) -> i128 {
         self.nanos
@@ -469,5 +505,52 @@ mod tests {
         assert_eq!(q("99999999Ei").value(), i64::MAX as i128);
         assert!(parse_quantity(&"9".repeat(60)).is_err());
         assert_eq!(q("+").nanos(), 0);
+    }
+}
+
+/// The canonical spelling of a quantity string (unparseable text comes back unchanged).
+pub fn canonical_text(text: &str) -> String {
+    match Quantity::parse(text) {
+        Some(q) => q.canonical(),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod printing_tests {
+    use super::*;
+
+    #[test]
+    fn quantities_print_in_canonical_form() {
+        for (input, want) in [
+            ("500m", "500m"),
+            ("0.5", "500m"),
+            ("1000m", "1"),
+            ("2000", "2k"),
+            ("1024Mi", "1Gi"),
+            ("1.5Gi", "1536Mi"),
+            ("0.5Ki", "512"),
+            ("0Mi", "0"),
+            ("93478772582", "93478772582"),
+        ] {
+            assert_eq!(canonical_text(input), want, "{input}");
+        }
+        assert_eq!(Quantity::default().canonical(), "0");
+        assert_eq!(canonical_text("nonsense"), "nonsense");
+        assert!(Quantity::parse("1K").is_none());
+    }
+
+    #[test]
+    fn sums_keep_the_first_operands_format() {
+        let mut total = Quantity::default();
+        total.add(&Quantity::parse_or_zero("100m"));
+        total.add(&Quantity::parse_or_zero("250m"));
+        assert_eq!(total.canonical(), "350m");
+        let mut mem = Quantity::parse_or_zero("128Mi");
+        mem.add(&Quantity::parse_or_zero("64Mi"));
+        assert_eq!(mem.canonical(), "192Mi");
+        assert_eq!(Quantity::parse_or_zero("250m").milli_value(), 250);
+        assert_eq!(Quantity::parse_or_zero("1500m").value_i64(), 2);
+        assert!(Quantity::parse_or_zero("1") > Quantity::parse_or_zero("999m"));
     }
 }
