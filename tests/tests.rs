@@ -1,7 +1,11 @@
 //! The one integration test binary: the cluster end to end, kubectl output, determinism.
 
 mod apiserver_path;
+mod config_auth;
+mod create_verbs;
 mod determinism;
+mod edit_verbs;
+mod watch_explain;
 
 use kubeglass::cluster::Cluster;
 

@@ -438,7 +438,14 @@ pub fn explain(ctx: &Context) -> Result<(), Failure> {
     let mut path = target.split('.').map(str::to_string).collect::<Vec<_>>();
     let resource_word = path.remove(0);
     let info = match lookup(&resource_word) {
-        Some(i) => i,
+        Some(i) => {
+            // `deployments.apps.spec`: the group-qualified resource name takes the group's words.
+            let qualified = format!("{}.{}.", i.resource, i.group);
+            if !i.group.is_empty() && format!("{target}.").starts_with(&qualified) {
+                path.drain(..i.group.split('.').count());
+            }
+            i
+        }
         None => {
             // `deployments.apps.spec`: a group-qualified resource followed by fields.
             let found = (1..=path.len()).rev().find_map(|n| {
