@@ -251,10 +251,10 @@ pub async fn cordon(ctx: &Context, desired: bool) -> Result<(), Failure> {
         return Err(common::usage(&format!("kubectl {verb}"), &format!("USAGE: {verb} NODE [flags]")));
     }
     if !names.is_empty() && !selector.is_empty() {
-        return Err(common::usage(
-            &format!("kubectl {verb}"),
-            "error: cannot specify both a node name and a --selector option",
-        ));
+        // kubectl's message carries its own `error: `, so CheckErr adds none.
+        return Err(Failure(format!(
+            "error: cannot specify both a node name and a --selector option\nSee 'kubectl {verb} -h' for help and examples"
+        )));
     }
     let dry = common::dry_run(ctx)?;
     common::check_output(ctx)?;
