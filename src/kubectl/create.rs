@@ -601,7 +601,9 @@ async fn role(ctx: &Context, cluster: bool) -> Result<(), Failure> {
                 if !url.starts_with('/') {
                     return Err(common::error("nonResourceURL should start with /"));
                 }
-                if url[..url.len() - 1].contains('*') {
+                let mut head = url.chars();
+                head.next_back();
+                if head.as_str().contains('*') {
                     return Err(common::error("nonResourceURL only supports wildcard matches when '*' is at the end"));
                 }
             }
