@@ -33,6 +33,9 @@ pub async fn create(ctx: &Context) -> Result<(), Failure> {
         "job" => job(ctx).await,
         "cronjob" | "cj" => cronjob(ctx).await,
         "priorityclass" | "pc" => priorityclass(ctx).await,
+        other @ ("quota" | "resourcequota" | "poddisruptionbudget" | "pdb" | "ingress" | "ing" | "token") => {
+            Err(common::error(format!("kubeglass does not simulate \"kubectl create {other}\" yet")))
+        }
         _ => Err(Failure("Error: must specify one of -f and -k".into())),
     }
 }
