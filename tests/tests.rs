@@ -1,12 +1,16 @@
 //! The one integration test binary: the cluster end to end, kubectl output, determinism.
 
 mod apiserver_path;
+mod config_auth;
 mod controllers;
+mod create_verbs;
 mod determinism;
+mod edit_verbs;
 mod scenarios;
 mod scheduler;
 mod view;
 mod watch;
+mod watch_explain;
 
 use kubeglass::cluster::Cluster;
 

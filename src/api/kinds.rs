@@ -3,10 +3,10 @@
 //! discovery and storage layout have them (`test/integration/etcd/data.go` for the keys).
 
 use k8s_openapi::api::{
-    admissionregistration::v1 as admissionregistration, apps::v1 as apps, autoscaling::v2 as autoscaling,
-    batch::v1 as batch, coordination::v1 as coordination, core::v1 as core, discovery::v1 as discovery,
-    networking::v1 as networking, policy::v1 as policy, rbac::v1 as rbac, scheduling::v1 as scheduling,
-    storage::v1 as storage,
+    admissionregistration::v1 as admissionregistration, apps::v1 as apps, authentication::v1 as authentication,
+    authorization::v1 as authorization, autoscaling::v2 as autoscaling, batch::v1 as batch,
+    coordination::v1 as coordination, core::v1 as core, discovery::v1 as discovery, networking::v1 as networking,
+    policy::v1 as policy, rbac::v1 as rbac, scheduling::v1 as scheduling, storage::v1 as storage,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
@@ -164,6 +164,9 @@ kinds! {
     Role(rbac::Role) = "roles", "role", [], "rbac.authorization.k8s.io", "v1", namespaced: true, etcd: "roles", stored: true, all: false;
     PriorityClass(scheduling::PriorityClass) = "priorityclasses", "priorityclass", ["pc"], "scheduling.k8s.io", "v1", namespaced: false, etcd: "priorityclasses", stored: true, all: false;
     StorageClass(storage::StorageClass) = "storageclasses", "storageclass", ["sc"], "storage.k8s.io", "v1", namespaced: false, etcd: "storageclasses", stored: true, all: false;
+    SelfSubjectReview(authentication::SelfSubjectReview) = "selfsubjectreviews", "selfsubjectreview", [], "authentication.k8s.io", "v1", namespaced: false, etcd: "", stored: false, all: false;
+    SelfSubjectAccessReview(authorization::SelfSubjectAccessReview) = "selfsubjectaccessreviews", "selfsubjectaccessreview", [], "authorization.k8s.io", "v1", namespaced: false, etcd: "", stored: false, all: false;
+    SelfSubjectRulesReview(authorization::SelfSubjectRulesReview) = "selfsubjectrulesreviews", "selfsubjectrulesreview", [], "authorization.k8s.io", "v1", namespaced: false, etcd: "", stored: false, all: false;
 }
 
 impl Kind {
@@ -220,6 +223,11 @@ pub fn lookup(name: &str) -> Option<&'static ResourceInfo> {
                 g == r.group || (r.group.starts_with(g) && g.contains('.')) || r.group.split('.').next() == Some(g)
             })
     })
+}
+
+/// Finds a resource by group and plural name (`authorization.k8s.io`, `selfsubjectaccessreviews`), served or not.
+pub fn lookup_resource(group: &str, resource: &str) -> Option<&'static ResourceInfo> {
+    RESOURCES.iter().find(|r| r.group == group && r.resource == resource)
 }
 
 /// Finds the resource for an `apiVersion` + `kind` pair, as a manifest names it.

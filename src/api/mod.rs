@@ -9,7 +9,7 @@ pub mod request;
 pub mod selector;
 pub mod status;
 
-pub use kinds::{lookup, lookup_kind, Kind, Object, ResourceInfo, RESOURCES};
+pub use kinds::{lookup, lookup_kind, lookup_resource, Kind, Object, ResourceInfo, RESOURCES};
 pub use request::{ApiRequest, ApiResponse, Credentials, Params, PatchBody, Verb, WatchEvent, WatchEventType};
 pub use status::{Cause, Reason, Status};
 

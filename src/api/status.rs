@@ -106,6 +106,11 @@ impl Status {
         s
     }
 
+    /// 404 for a path the server does not serve (an unknown subresource).
+    pub fn no_such_resource() -> Status {
+        Status::new(404, Reason::NotFound, "the server could not find the requested resource")
+    }
+
     pub fn already_exists(qualified_resource: &str, name: &str) -> Status {
         let mut s = Status::new(409, Reason::AlreadyExists, format!("{qualified_resource} {name:?} already exists"));
         s.name = name.to_string();

@@ -145,6 +145,67 @@ pub fn rule_allows(rule: &PolicyRule, attrs: &Attributes) -> bool {
     names.is_empty() || attrs.name.is_some_and(|n| names.iter().any(|x| x == n))
 }
 
+/// Whether `user` may use a non-resource URL (`get /healthz`): `system:masters`, or a ClusterRole bound
+/// cluster-wide whose `nonResourceURLs` match the path exactly or by a trailing `*`.
+pub fn authorize_non_resource(user: &UserInfo, verb: &str, path: &str, cache: &WatchCache) -> bool {
+    if user.in_group("system:masters") {
+        return true;
+    }
+    cache.list(Kind::ClusterRoleBinding, None).iter().any(|obj| match obj.as_ref() {
+        Object::ClusterRoleBinding(b) if subjects_match(b.subjects.as_deref(), user, None) => {
+            match cache.get(Kind::ClusterRole, None, &b.role_ref.name).as_deref() {
+                Some(Object::ClusterRole(r)) if b.role_ref.kind == "ClusterRole" => {
+                    r.rules.iter().flatten().any(|rule| {
+                        has(&rule.verbs, verb)
+                            && rule.non_resource_urls.iter().flatten().any(|u| {
+                                u == path || u == "*" || u.strip_suffix('*').is_some_and(|p| path.starts_with(p))
+                            })
+                    })
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    })
+}
+
+/// Every RBAC rule that applies to `user` in `namespace` (cluster-wide bindings first, then the namespace's),
+/// as a SelfSubjectRulesReview reports them.
+pub fn rules_for(user: &UserInfo, namespace: &str, cache: &WatchCache) -> Vec<PolicyRule> {
+    let mut out = Vec::new();
+    let mut collect = |kind: &str, name: &str, ns: Option<&str>| {
+        let rules = match (kind, ns) {
+            ("ClusterRole", _) => match cache.get(Kind::ClusterRole, None, name).as_deref() {
+                Some(Object::ClusterRole(r)) => r.rules.clone(),
+                _ => None,
+            },
+            ("Role", Some(ns)) => match cache.get(Kind::Role, Some(ns), name).as_deref() {
+                Some(Object::Role(r)) => r.rules.clone(),
+                _ => None,
+            },
+            _ => None,
+        };
+        out.extend(rules.unwrap_or_default());
+    };
+    for obj in cache.list(Kind::ClusterRoleBinding, None) {
+        if let Object::ClusterRoleBinding(b) = obj.as_ref() {
+            if subjects_match(b.subjects.as_deref(), user, None) {
+                collect(&b.role_ref.kind, &b.role_ref.name, None);
+            }
+        }
+    }
+    if !namespace.is_empty() {
+        for obj in cache.list(Kind::RoleBinding, Some(namespace)) {
+            if let Object::RoleBinding(b) = obj.as_ref() {
+                if subjects_match(b.subjects.as_deref(), user, Some(namespace)) {
+                    collect(&b.role_ref.kind, &b.role_ref.name, Some(namespace));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The RBAC verb of a request (`get` vs `list` vs `watch` are distinct).
 pub fn rbac_verb(verb: Verb) -> &'static str {
     verb.as_str()

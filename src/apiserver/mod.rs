@@ -13,6 +13,7 @@ pub mod authz;
 pub mod cache;
 pub mod defaults;
 pub mod registry;
+pub mod review;
 pub mod validation;
 
 use std::collections::BTreeMap;
@@ -353,6 +354,10 @@ impl ApiServer {
                 ApiResponse::Error(Status::forbidden(&resource, shown, &detail)),
             );
         }
+        if review::is_review(&req) {
+            let response = review::answer(&user, &req, &self.cache);
+            return reply(ctx, client, request_id, response);
+        }
         match req.verb {
             Verb::Get | Verb::List => self.read(ctx, client, request_id, req),
             Verb::Watch => self.watch(ctx, client, request_id, req),
@@ -481,6 +486,20 @@ impl ApiServer {
     fn attempt_write(&mut self, ctx: &mut Ctx, mut op: WriteOp, current: Option<Arc<Object>>) {
         op.attempts += 1;
         match self.plan(ctx.now, &mut op, current) {
+            Ok((_, written, _)) if op.req.params.dry_run => {
+                // dryRun=All: every step but the write to etcd (a create still needs a free name).
+                let response = match written {
+                    Some(w)
+                        if op.req.verb == Verb::Create
+                            && self.cache.get(w.kind(), w.namespace(), w.name()).is_some() =>
+                    {
+                        ApiResponse::Error(Status::already_exists(&op.req.resource.qualified(), w.name()))
+                    }
+                    Some(w) => ApiResponse::Object(w),
+                    None => ApiResponse::Error(Status::internal("write produced no object")),
+                };
+                reply(ctx, op.client, op.request_id, response)
+            }
             Ok((txn, written, _)) => self.send_etcd(ctx, Pending::Write { op: Box::new(op), written }, txn),
             Err(status) if is_namespace_miss(&status, &op) => {
                 let ns = op.req.namespace.clone().unwrap_or_default();
@@ -531,6 +550,12 @@ impl ApiServer {
             Verb::Update | Verb::Patch => {
                 let current = current.ok_or_else(|| Status::not_found(&qualified, &name))?;
                 let new = match (&req.patch, &req.body, &req.raw_body) {
+                    (Some(p), _, _) if req.subresource.as_deref() == Some("scale") => {
+                        registry::apply_scale(&current, p)?
+                    }
+                    (_, _, _) if req.subresource.as_deref() == Some("scale") => {
+                        return Err(Status::method_not_allowed("the scale subresource takes a patch"))
+                    }
                     (Some(p), _, _) => registry::apply_patch(&current, p)?,
                     (None, Some(b), _) => b.clone(),
                     (None, None, Some(raw)) => crate::api::manifest::decode_strict(raw)?,

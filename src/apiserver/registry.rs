@@ -226,6 +226,32 @@ pub fn apply_patch(current: &Object, patch: &PatchBody) -> Result<Object, Status
     crate::api::manifest::decode_strict(&doc)
 }
 
+/// A patch of the `scale` subresource (Deployments, ReplicaSets, StatefulSets): only `spec.replicas` of the
+/// patched Scale reaches the object; other kinds have no such subresource (404).
+pub fn apply_scale(current: &Object, patch: &PatchBody) -> Result<Object, Status> {
+    if !matches!(current.kind(), Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet) {
+        return Err(Status::no_such_resource());
+    }
+    let (PatchBody::Merge(p) | PatchBody::Strategic(p)) = patch;
+    let replicas = match p.pointer("/spec/replicas") {
+        None => return apply_patch(current, &PatchBody::Merge(Value::Object(Default::default()))),
+        Some(v) => v.as_i64().ok_or_else(|| Status::bad_request("spec.replicas must be an integer"))?,
+    };
+    if replicas < 0 {
+        let name = current.name().to_string();
+        return Err(Status::invalid(
+            "Scale.autoscaling",
+            "Scale",
+            &name,
+            vec![crate::api::Cause::new(
+                "spec.replicas",
+                format!("Invalid value: {replicas}: must be greater than or equal to 0"),
+            )],
+        ));
+    }
+    apply_patch(current, &PatchBody::Merge(serde_json::json!({"spec": {"replicas": replicas}})))
+}
+
 /// RFC 7386, and with `strategic` lists of objects that carry a `name` merge element by element by name.
 pub fn merge_patch(target: &mut Value, patch: &Value, strategic: bool) {
     match (target, patch) {

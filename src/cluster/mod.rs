@@ -11,6 +11,7 @@ use crate::client::process::ProcessStatus;
 use crate::client::{Api, ProcessHost};
 use crate::controllers::ControllerManager;
 use crate::etcd::member::EtcdMember;
+use crate::kubectl::kubeconfig::{context_name, Kubeconfig, KubeconfigFile};
 use crate::scheduler::Scheduler;
 use crate::sim::{ComponentId, Ctx, Event, Kernel, Payload, Rng, SimTime};
 use crate::view::{ComponentView, MessageView, View};
@@ -94,9 +95,11 @@ pub struct Cluster {
     apiserver: ComponentId,
     etcd: Vec<ComponentId>,
     kubectl: ComponentId,
-    /// The user kubectl acts as (`as:` steps, `--as` aside).
+    /// The person's kubeconfig file: its current context says which user kubectl acts as and which namespace
+    /// it defaults to. kubectl processes get a handle to it and `kubectl config` rewrites it.
+    kubeconfig: KubeconfigFile,
+    /// The current context's user and namespace, as last read from the kubeconfig.
     user: String,
-    /// kubectl's current namespace (`config set-context --current --namespace`).
     namespace: String,
 }
 
@@ -117,10 +120,13 @@ impl Cluster {
             apiserver: ComponentId(0),
             etcd: Vec::new(),
             kubectl: ComponentId(0),
+            kubeconfig: KubeconfigFile::default(),
             user: "kubernetes-admin".into(),
             namespace: "default".into(),
             config,
         };
+        let users: Vec<String> = c.config.users.iter().map(|u| u.name.clone()).collect();
+        c.kubeconfig = KubeconfigFile::new(Kubeconfig::kubeadm(crate::kubectl::SERVER, &users));
         let cp = c.config.control_plane.name.clone();
         let members = c.config.etcd_members.max(1);
         let etcd_ids: Vec<ComponentId> =
@@ -339,39 +345,91 @@ impl Cluster {
         }
     }
 
-    /// Runs one kubectl command line as the current user until it exits or `limit_ms` pass.
+    /// Runs one kubectl command line as the current user until it exits or `limit_ms` pass. A command still
+    /// running then (`kubectl get pods -w`) is interrupted as Ctrl-C would, keeping what it printed.
     pub fn kubectl(&mut self, line: &str, stdin: Option<String>, limit_ms: u64) -> CommandResult {
-        let inv = crate::kubectl::Invocation { line: line.to_string(), namespace: self.namespace.clone(), stdin };
-        let spawned = self.spawn(None, move |api| Box::pin(crate::kubectl::run(api, inv)));
+        let spawned = self.start_kubectl(line, stdin);
         let result = self.run_until_exit(spawned, limit_ms);
-        let pid = spawned.0;
-        if let Component::Host(h) = &mut self.components[self.kubectl.0 as usize] {
-            if result.exit.is_some() {
-                h.forget(pid);
-            }
-        }
+        self.end_process(spawned.0);
         result
     }
 
+    /// Starts one kubectl command line as the current user and returns (pid, chain) without running the
+    /// simulation: for commands that stream (`get -w`), read with [`Cluster::take_output`] while advancing
+    /// time, and end with [`Cluster::interrupt`].
+    pub fn start_kubectl(&mut self, line: &str, stdin: Option<String>) -> (u64, u64) {
+        self.refresh_context();
+        let inv = crate::kubectl::Invocation { line: line.to_string(), stdin, kubeconfig: self.kubeconfig.clone() };
+        let spawned = self.spawn(None, move |api| Box::pin(crate::kubectl::run(api, inv)));
+        self.refresh_context();
+        spawned
+    }
+
+    /// The output a process wrote since the last call.
+    pub fn take_output(&mut self, pid: u64) -> String {
+        match &mut self.components[self.kubectl.0 as usize] {
+            Component::Host(h) => h.take_output(pid),
+            _ => String::new(),
+        }
+    }
+
+    /// Ctrl-C: ends a running process (exit 130) and forgets it.
+    pub fn interrupt(&mut self, pid: u64) {
+        self.end_process(pid);
+    }
+
+    fn end_process(&mut self, pid: u64) {
+        if let Component::Host(h) = &mut self.components[self.kubectl.0 as usize] {
+            h.kill(pid);
+            h.forget(pid);
+        }
+        self.refresh_context();
+    }
+
+    /// Re-reads the current context's user and namespace from the kubeconfig file.
+    fn refresh_context(&mut self) {
+        let k = self.kubeconfig.read();
+        self.user = k.user();
+        self.namespace = k.namespace();
+    }
+
+    /// The kubeconfig file kubectl reads (a copy of its current content).
+    pub fn kubeconfig(&self) -> Kubeconfig {
+        self.kubeconfig.read()
+    }
+
+    /// The user kubectl acts as: the current context's.
     pub fn user(&self) -> &str {
         &self.user
     }
 
+    /// Acts as `user` from now on: switches the kubeconfig to that user's context (`<user>@kubernetes`).
     pub fn set_user(&mut self, user: &str) -> Result<(), String> {
-        if user == "kubernetes-admin" || self.config.users.iter().any(|u| u.name == user) {
-            self.user = user.to_string();
-            Ok(())
-        } else {
-            Err(format!("unknown user {user:?}"))
+        let mut k = self.kubeconfig.read();
+        let name = context_name(user);
+        if !k.contexts.contains_key(&name) {
+            return Err(format!("unknown user {user:?}"));
         }
+        k.current_context = name;
+        self.kubeconfig.write(k);
+        self.refresh_context();
+        Ok(())
     }
 
+    /// The namespace kubectl commands default to: the current context's.
     pub fn namespace(&self) -> &str {
         &self.namespace
     }
 
+    /// Sets the current context's namespace (`kubectl config set-context --current --namespace=NS`).
     pub fn set_namespace(&mut self, ns: &str) {
-        self.namespace = ns.to_string();
+        let mut k = self.kubeconfig.read();
+        let current = k.current_context.clone();
+        if let Some(c) = k.contexts.get_mut(&current) {
+            c.namespace = Some(ns.to_string());
+        }
+        self.kubeconfig.write(k);
+        self.refresh_context();
     }
 
     /// What the UI draws now.

@@ -82,13 +82,33 @@ const BOOL_FLAGS: &[&str] = &[
     "now",
     "watch-only",
     "short",
+    "current",
+    "command",
+    "global-default",
+    "q",
+    "minify",
+    "flatten",
+    "local",
+    "i",
+    "stdin",
+    "t",
+    "tty",
+    "rm",
+    "expose",
+    "save-config",
+    "ignore-not-found",
 ];
+
+/// Flags that may be given without a value, and the value they then take (pflag's `NoOptDefVal`).
+const OPTIONAL_VALUE_FLAGS: &[(&str, &str)] = &[("dry-run", "unchanged")];
 
 /// A parsed command line: positional words and flags (last value wins; repeated `-l`-style flags keep all).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Args {
     pub positional: Vec<String>,
     pub flags: BTreeMap<String, Vec<String>>,
+    /// How many positional words came before `--` (cobra's `ArgsLenAtDash`), when there was one.
+    pub dash: Option<usize>,
 }
 
 impl Args {
@@ -98,6 +118,7 @@ impl Args {
         while i < words.len() {
             let w = &words[i];
             if w == "--" {
+                args.dash = Some(args.positional.len());
                 args.positional.extend(words[i + 1..].iter().cloned());
                 break;
             }
@@ -121,6 +142,10 @@ impl Args {
                 Some((name, None)) if BOOL_FLAGS.contains(&name.as_str()) => {
                     args.flags.entry(name).or_default().push("true".into())
                 }
+                Some((name, None)) if OPTIONAL_VALUE_FLAGS.iter().any(|(n, _)| *n == name) => {
+                    let default = OPTIONAL_VALUE_FLAGS.iter().find(|(n, _)| *n == name).map_or("", |(_, d)| *d);
+                    args.flags.entry(name).or_default().push(default.to_string())
+                }
                 Some((name, None)) => {
                     i += 1;
                     let v = words.get(i).ok_or_else(|| format!("flag needs an argument: --{name}"))?;
@@ -143,6 +168,25 @@ impl Args {
 
     pub fn all(&self, names: &[&str]) -> Vec<String> {
         names.iter().flat_map(|n| self.flags.get(*n).cloned().unwrap_or_default()).collect()
+    }
+
+    /// Every value of a pflag string-slice flag: repeated flags and comma-separated values alike.
+    pub fn list(&self, names: &[&str]) -> Vec<String> {
+        self.all(names).iter().flat_map(|v| v.split(',')).filter(|v| !v.is_empty()).map(str::to_string).collect()
+    }
+
+    /// The positional words after the verb path (e.g. after `create deployment`), before any `--`.
+    pub fn operands(&self, skip: usize) -> &[String] {
+        let end = self.dash.unwrap_or(self.positional.len()).min(self.positional.len());
+        self.positional.get(skip..end).unwrap_or(&[])
+    }
+
+    /// The words after `--`.
+    pub fn after_dash(&self) -> &[String] {
+        match self.dash {
+            Some(d) => self.positional.get(d..).unwrap_or(&[]),
+            None => &[],
+        }
     }
 }
 
@@ -172,5 +216,23 @@ mod tests {
         assert_eq!(a.get(&["field-selector"]), Some("status.phase=Running"));
         assert!(a.has(&["A", "all-namespaces"]));
         assert!(Args::parse(&split_words("get pods -n").unwrap()).is_err());
+    }
+
+    #[test]
+    fn words_after_a_double_dash_are_kept_apart_from_the_operands() {
+        let a = Args::parse(&split_words("create job pi --image=perl -- perl -wle 'print 1'").unwrap()).unwrap();
+        assert_eq!(a.operands(2), ["pi"]);
+        assert_eq!(a.after_dash(), ["perl", "-wle", "print 1"]);
+        let b = Args::parse(&split_words("run x --image=busybox").unwrap()).unwrap();
+        assert!(b.after_dash().is_empty());
+        assert_eq!(b.operands(1), ["x"]);
+    }
+
+    #[test]
+    fn a_bare_dry_run_means_unchanged_and_slices_split_on_commas() {
+        let a = Args::parse(&split_words("create ns x --dry-run --verb=get,list --verb watch").unwrap()).unwrap();
+        assert_eq!(a.get(&["dry-run"]), Some("unchanged"));
+        assert_eq!(a.positional, ["create", "ns", "x"]);
+        assert_eq!(a.list(&["verb"]), ["get", "list", "watch"]);
     }
 }

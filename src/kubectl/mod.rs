@@ -4,11 +4,24 @@
 
 pub mod apply;
 pub mod args;
+pub mod auth;
+pub mod common;
+pub mod config;
+pub mod create;
 pub mod delete;
 pub mod describe;
+pub mod explain;
+pub mod expose;
 pub mod get;
 pub mod info;
+pub mod kubeconfig;
+pub mod label;
+pub mod node;
 pub mod printers;
+pub mod run;
+pub mod scale;
+pub mod set;
+pub mod watch;
 
 use std::sync::Arc;
 
@@ -16,16 +29,18 @@ use crate::api::{lookup, ApiRequest, ApiResponse, Credentials, Object, ResourceI
 use crate::client::{Api, ClientError};
 
 use args::{split_words, Args};
+use kubeconfig::KubeconfigFile;
 
 /// Where kubectl's kubeconfig points: the control-plane node's advertise address.
 pub const SERVER: &str = "192.168.56.10:6443";
 
-/// What kubectl needs from its environment: the kubeconfig's namespace and stdin.
+/// What kubectl needs from its environment: the command line, stdin and the kubeconfig file (whose current
+/// context gives the default namespace, and which `kubectl config` rewrites).
 #[derive(Debug, Clone, Default)]
 pub struct Invocation {
     pub line: String,
-    pub namespace: String,
     pub stdin: Option<String>,
+    pub kubeconfig: KubeconfigFile,
 }
 
 /// A failure already rendered as kubectl prints it.
@@ -76,14 +91,30 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
     if let Some(token) = args.get(&["token"]) {
         api.credentials = Credentials::Token(token.to_string());
     }
-    let ctx = Context { api, args, namespace: inv.namespace.clone(), stdin: inv.stdin.clone() };
+    let namespace = inv.kubeconfig.read().namespace();
+    let ctx = Context { api, args, namespace, stdin: inv.stdin.clone(), kubeconfig: inv.kubeconfig.clone() };
     let verb = ctx.args.positional.first().cloned().unwrap_or_default();
+    let watching = ctx.args.has(&["w", "watch", "watch-only"]);
     let result = match verb.as_str() {
+        "get" if watching => watch::watch(&ctx).await,
         "get" => get::get(&ctx).await,
         "apply" => apply::apply(&ctx).await,
-        "create" => apply::create(&ctx).await,
+        "create" if ctx.args.get(&["f", "filename"]).is_some() => apply::create(&ctx).await,
+        "create" => create::create(&ctx).await,
         "delete" => delete::delete(&ctx).await,
         "describe" => describe::describe(&ctx).await,
+        "run" => run::run(&ctx).await,
+        "expose" => expose::expose(&ctx).await,
+        "scale" => scale::scale(&ctx).await,
+        "label" => label::label(&ctx).await,
+        "annotate" => label::annotate(&ctx).await,
+        "taint" => node::taint(&ctx).await,
+        "cordon" => node::cordon(&ctx, true).await,
+        "uncordon" => node::cordon(&ctx, false).await,
+        "set" => set::set(&ctx).await,
+        "config" => config::config(&ctx),
+        "auth" => auth::auth(&ctx).await,
+        "explain" => explain::explain(&ctx),
         "version" => info::version(&ctx).await,
         "cluster-info" => info::cluster_info(&ctx).await,
         "api-resources" => info::api_resources(&ctx),
@@ -98,6 +129,9 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
 }
 
 fn fail(api: &Api, line: &str) -> i32 {
+    if line.is_empty() {
+        return 1;
+    }
     api.print(line);
     if !line.ends_with('\n') {
         api.print("\n");
@@ -109,14 +143,22 @@ fn fail(api: &Api, line: &str) -> i32 {
 pub struct Context {
     pub api: Api,
     pub args: Args,
+    /// The current context's namespace (`default` when it names none).
     pub namespace: String,
     pub stdin: Option<String>,
+    pub kubeconfig: KubeconfigFile,
 }
 
 impl Context {
     /// `-n` or the kubeconfig's namespace.
     pub fn namespace(&self) -> String {
         self.args.get(&["n", "namespace"]).unwrap_or(&self.namespace).to_string()
+    }
+
+    /// Whether `-n`/`--namespace` was given (kubectl's `EnforceNamespace`: the namespace is then written into
+    /// objects built on the client side).
+    pub fn namespace_given(&self) -> bool {
+        self.args.get(&["n", "namespace"]).is_some()
     }
 
     pub fn all_namespaces(&self) -> bool {

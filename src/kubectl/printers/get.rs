@@ -327,7 +327,13 @@ fn columns(kind: Kind) -> Vec<Col> {
         Kind::ValidatingAdmissionPolicyBinding => {
             vec![NAME, c("PolicyName"), c("ParamRef"), c("Age")]
         }
-        Kind::Binding | Kind::LimitRange | Kind::Role | Kind::ClusterRole => {
+        Kind::Binding
+        | Kind::SelfSubjectReview
+        | Kind::SelfSubjectAccessReview
+        | Kind::SelfSubjectRulesReview
+        | Kind::LimitRange
+        | Kind::Role
+        | Kind::ClusterRole => {
             vec![NAME, c("Created At")]
         }
     }
@@ -634,9 +640,13 @@ fn cells(obj: &Object, kind: Kind, now: SimTime) -> Vec<String> {
             };
             vec![name_of(&b.metadata), spec.policy_name.clone().unwrap_or_default(), param, meta_age(&b.metadata, now)]
         }
-        Object::Binding(_) | Object::LimitRange(_) | Object::Role(_) | Object::ClusterRole(_) => {
-            default_cells(obj.meta())
-        }
+        Object::Binding(_)
+        | Object::SelfSubjectReview(_)
+        | Object::SelfSubjectAccessReview(_)
+        | Object::SelfSubjectRulesReview(_)
+        | Object::LimitRange(_)
+        | Object::Role(_)
+        | Object::ClusterRole(_) => default_cells(obj.meta()),
     }
 }
 

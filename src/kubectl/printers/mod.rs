@@ -10,9 +10,9 @@ pub mod output;
 pub mod quantity;
 pub mod table;
 
-mod jsonpath;
+pub mod jsonpath;
 mod util;
-mod yaml;
+pub mod yaml;
 
 pub use describe::{describe, Related};
 pub use duration::{age, human_duration};

@@ -1,0 +1,127 @@
+//! The review APIs, answered from authentication and authorization and never stored: a
+//! `SelfSubjectAccessReview` (authorization.k8s.io/v1) asks the authorizer whether the requesting user may
+//! do something, a `SelfSubjectRulesReview` lists the RBAC rules that apply to the user in a namespace, and
+//! a `SelfSubjectReview` (authentication.k8s.io/v1) returns who the user is. Like the real registries
+//! (`pkg/registry/authorization/selfsubjectaccessreview`, `pkg/registry/authentication/selfsubjectreview`),
+//! a create is evaluated for the user the request was authenticated (or impersonated) as, and the answer is
+//! the submitted object with its status filled in.
+
+use std::sync::Arc;
+
+use k8s_openapi::api::authentication::v1::{SelfSubjectReviewStatus, UserInfo as ApiUserInfo};
+use k8s_openapi::api::authorization::v1::{
+    NonResourceRule, ResourceRule, SubjectAccessReviewStatus, SubjectRulesReviewStatus,
+};
+
+use crate::api::{ApiRequest, ApiResponse, Cause, Kind, Object, Status, Verb};
+
+use super::authn::UserInfo;
+use super::authz::{self, Attributes};
+use super::cache::WatchCache;
+
+/// Whether a request is for one of the review resources (which have no storage).
+pub fn is_review(req: &ApiRequest) -> bool {
+    matches!(req.resource.kind, Kind::SelfSubjectAccessReview | Kind::SelfSubjectRulesReview | Kind::SelfSubjectReview)
+}
+
+/// Answers a review request for `user`.
+pub fn answer(user: &UserInfo, req: &ApiRequest, cache: &WatchCache) -> ApiResponse {
+    if req.verb != Verb::Create {
+        return ApiResponse::Error(Status::method_not_allowed(format!(
+            "the server does not allow this method on the requested resource ({} {})",
+            req.verb.as_str(),
+            req.resource.qualified()
+        )));
+    }
+    let body = match (&req.body, &req.raw_body) {
+        (Some(b), _) => b.clone(),
+        (None, Some(raw)) => match crate::api::manifest::decode_strict(raw) {
+            Ok(o) => o,
+            Err(s) => return ApiResponse::Error(s),
+        },
+        _ => return ApiResponse::Error(Status::bad_request("the request has no body")),
+    };
+    if body.kind() != req.resource.kind {
+        return ApiResponse::Error(Status::bad_request(format!(
+            "the object kind {} does not match the resource {}",
+            body.kind().name(),
+            req.resource.resource
+        )));
+    }
+    let answered = match body {
+        Object::SelfSubjectAccessReview(mut review) => {
+            let spec = &review.spec;
+            let allowed = match (&spec.resource_attributes, &spec.non_resource_attributes) {
+                (Some(ra), None) => {
+                    let attrs = Attributes {
+                        verb: ra.verb.as_deref().unwrap_or(""),
+                        api_group: ra.group.as_deref().unwrap_or(""),
+                        resource: ra.resource.as_deref().unwrap_or(""),
+                        subresource: ra.subresource.as_deref().filter(|s| !s.is_empty()),
+                        name: ra.name.as_deref().filter(|s| !s.is_empty()),
+                        namespace: ra.namespace.as_deref().filter(|s| !s.is_empty()),
+                    };
+                    authz::authorize(user, &attrs, cache)
+                }
+                (None, Some(nra)) => authz::authorize_non_resource(
+                    user,
+                    nra.verb.as_deref().unwrap_or(""),
+                    nra.path.as_deref().unwrap_or(""),
+                    cache,
+                ),
+                (ra, _) => {
+                    let shown = if ra.is_some() { "{...}" } else { "null" };
+                    return ApiResponse::Error(Status::invalid(
+                        "SelfSubjectAccessReview.authorization.k8s.io",
+                        "SelfSubjectAccessReview",
+                        "",
+                        vec![Cause::new(
+                            "spec.resourceAttributes",
+                            format!(
+                                "Invalid value: \"{shown}\": exactly one of nonResourceAttributes or resourceAttributes must be specified"
+                            ),
+                        )],
+                    ));
+                }
+            };
+            review.status = Some(SubjectAccessReviewStatus { allowed, ..Default::default() });
+            Object::SelfSubjectAccessReview(review)
+        }
+        Object::SelfSubjectRulesReview(mut review) => {
+            let namespace = review.spec.namespace.clone().unwrap_or_default();
+            let mut status = SubjectRulesReviewStatus::default();
+            for rule in authz::rules_for(user, &namespace, cache) {
+                if rule.non_resource_urls.as_ref().is_some_and(|u| !u.is_empty()) {
+                    status.non_resource_rules.push(NonResourceRule {
+                        non_resource_urls: rule.non_resource_urls.clone(),
+                        verbs: rule.verbs.clone(),
+                    });
+                }
+                if rule.resources.as_ref().is_some_and(|r| !r.is_empty()) {
+                    status.resource_rules.push(ResourceRule {
+                        api_groups: rule.api_groups.clone(),
+                        resource_names: rule.resource_names.clone(),
+                        resources: rule.resources.clone(),
+                        verbs: rule.verbs.clone(),
+                    });
+                }
+            }
+            review.status = Some(status);
+            Object::SelfSubjectRulesReview(review)
+        }
+        Object::SelfSubjectReview(mut review) => {
+            review.status = Some(SelfSubjectReviewStatus {
+                user_info: Some(ApiUserInfo {
+                    username: Some(user.name.clone()),
+                    groups: (!user.groups.is_empty()).then(|| user.groups.clone()),
+                    ..Default::default()
+                }),
+            });
+            Object::SelfSubjectReview(review)
+        }
+        other => {
+            return ApiResponse::Error(Status::bad_request(format!("{} is not a review", other.kind().name())));
+        }
+    };
+    ApiResponse::Object(Arc::new(answered))
+}
