@@ -10,6 +10,7 @@ pub mod admission;
 pub mod authn;
 pub mod authz;
 pub mod cache;
+pub mod cel;
 pub mod defaults;
 pub mod registry;
 pub mod validation;

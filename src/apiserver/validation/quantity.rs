@@ -297,6 +297,29 @@ pub fn parse_quantity(s: &str) -> Result<Quantity, QuantityError> {
 }
 
 impl Quantity {
+    /// A computed quantity (no input spelling): `NewQuantity`, `NewMilliQuantity` and the results of `Add`.
+    pub fn from_nanos(nanos: i128, format: QuantityFormat) -> Quantity {
+        Quantity { nanos, format, cached: None, fast_scale: None }
+    }
+
+    /// `resource.NewQuantity(n, DecimalSI)`: a count (`pods=1`).
+    pub fn count(n: i64) -> Quantity {
+        Quantity::from_nanos(n as i128 * NANO, QuantityFormat::DecimalSI)
+    }
+
+    /// `q.Add(y)` on a copy: the sum keeps this quantity's format unless it is zero, in which case it takes
+    /// `other`'s (apimachinery's rule); the printed form is recomputed. Saturates instead of overflowing.
+    pub fn plus(&self, other: &Quantity) -> Quantity {
+        let format = if self.nanos == 0 { other.format } else { self.format };
+        Quantity::from_nanos(self.nanos.saturating_add(other.nanos), format)
+    }
+
+    /// `q.Sub(y)` on a copy, with the same format rule as [`Quantity::plus`].
+    pub fn minus(&self, other: &Quantity) -> Quantity {
+        let format = if self.nanos == 0 { other.format } else { self.format };
+        Quantity::from_nanos(self.nanos.saturating_sub(other.nanos), format)
+    }
+
     /// The value in nano-units (exact).
     pub fn nanos(&self) -> i128 {
         self.nanos
