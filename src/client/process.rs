@@ -223,12 +223,17 @@ impl ProcessHost {
 
     pub fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
         match payload {
-            Payload::ApiResponse { request_id, response } => {
+            Payload::ApiResponse { request_id, response, warnings } => {
                 let Some((pid, _)) = self.request_owner.remove(&request_id) else { return };
                 if let ApiResponse::WatchStarted { watch_id } = response.as_ref() {
                     self.watch_owner.insert(*watch_id, pid);
                 }
                 self.deliver(ctx, pid, |s| {
+                    // client-go's default warning handler: one `Warning: <text>` line on stderr per warning,
+                    // as soon as the response arrives.
+                    for w in &warnings {
+                        s.output.push_str(&format!("Warning: {w}\n"));
+                    }
                     s.responses.insert(request_id, Ok(*response));
                 });
             }

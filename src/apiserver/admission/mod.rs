@@ -1,10 +1,34 @@
-//! Admission: the built-in mutating plugins (NamespaceLifecycle, ServiceAccount, DefaultTolerationSeconds,
-//! Priority) and validating plugins (ResourceQuota) the apiserver runs between authorization and storage,
-//! in the real order. Counterpart: `plugin/pkg/admission/*` and the apiserver's admission chain.
+//! Admission: the plugins the apiserver runs between authorization and storage, in kube-apiserver's
+//! order (`pkg/kubeapiserver/options/plugins.go`, `AllOrderedPlugins`).
+//!
+//! Mutating, before the registry names, prepares and validates the object: NamespaceLifecycle,
+//! LimitRanger (defaults), ServiceAccount, Priority, DefaultTolerationSeconds.
+//!
+//! Validating, after validation and before etcd: LimitRanger (min/max), PodSecurity,
+//! ValidatingAdmissionPolicy, ResourceQuota. Validating plugins may add warnings, which the apiserver
+//! returns with the response (kubectl prints them as `Warning: …` lines), refused or not.
+//!
+//! ValidatingWebhookConfigurations and MutatingWebhookConfigurations are stored and served like any
+//! object, but no webhook is ever called: the simulation has no webhook servers, so the webhook plugins
+//! (and their `failurePolicy`) never take part in a request. MutatingAdmissionPolicy (beta, off by default
+//! in v1.34) is not served.
+//!
+//! Each plugin lives in its own file. Counterpart: `plugin/pkg/admission/*`, `staging/src/k8s.io/apiserver/pkg/admission`.
 
-use crate::api::api::core::v1::Toleration;
+mod default_toleration_seconds;
+pub mod limit_ranger;
+mod namespace_lifecycle;
+pub mod pod_security;
+mod priority;
+pub mod resource_quota;
+mod service_account;
+pub mod validating_policy;
+
+use std::sync::Arc;
+
 use crate::api::{Kind, Object, Status, Verb};
 
+use super::authn::UserInfo;
 use super::cache::WatchCache;
 
 /// What admission needs to know about the request.
@@ -13,106 +37,57 @@ pub struct AdmissionRequest<'a> {
     pub kind: Kind,
     pub subresource: Option<&'a str>,
     pub namespace: Option<&'a str>,
+    /// The object's name (on create, after name generation).
     pub name: &'a str,
     /// The namespace was just read from etcd (a cache miss is not proof it is missing).
     pub namespace_confirmed: bool,
+    /// That namespace, as read from etcd, for the plugins that look at its labels.
+    pub namespace_object: Option<&'a Object>,
+    pub user: &'a UserInfo,
+    pub dry_run: bool,
+}
+
+impl AdmissionRequest<'_> {
+    /// The request's namespace: from the watch cache, or as read from etcd when the cache has not seen it.
+    pub fn namespace_object(&self, cache: &WatchCache) -> Option<Arc<Object>> {
+        let ns = self.namespace.filter(|n| !n.is_empty())?;
+        cache
+            .get(Kind::Namespace, None, ns)
+            .or_else(|| self.namespace_object.filter(|o| o.name() == ns).map(|o| Arc::new(o.clone())))
+    }
+
+    /// `admission.NewForbidden`: `pods "x" is forbidden: <detail>` (`Unknown` when there is no name).
+    pub fn forbidden(&self, detail: &str) -> Status {
+        let name = if self.name.is_empty() { "Unknown" } else { self.name };
+        Status::forbidden(&self.kind.info().qualified(), name, detail)
+    }
 }
 
 /// Runs the mutating plugins in order; the first refusal ends the chain.
 pub fn mutate(req: &AdmissionRequest, obj: &mut Object, cache: &WatchCache) -> Result<(), Status> {
-    namespace_lifecycle(req, cache)?;
+    namespace_lifecycle::admit(req, cache)?;
     if req.verb == Verb::Create && req.subresource.is_none() {
         if let Object::Pod(pod) = obj {
-            service_account(pod);
-            default_toleration_seconds(pod);
-            priority(pod, cache)?;
+            limit_ranger::admit(req, pod, cache);
+            service_account::admit(pod);
+            priority::admit(pod, cache)?;
+            default_toleration_seconds::admit(pod);
         }
     }
     Ok(())
 }
 
-/// NamespaceLifecycle: no new content in a missing or terminating namespace.
-fn namespace_lifecycle(req: &AdmissionRequest, cache: &WatchCache) -> Result<(), Status> {
-    if req.verb != Verb::Create || !req.kind.info().namespaced || req.subresource.is_some() {
-        return Ok(());
-    }
-    let Some(ns) = req.namespace else {
-        return Ok(());
-    };
-    match cache.get(Kind::Namespace, None, ns).as_deref() {
-        None if req.namespace_confirmed => Ok(()),
-        None => Err(Status::not_found("namespaces", ns)),
-        Some(Object::Namespace(n))
-            if n.metadata.deletion_timestamp.is_some()
-                || n.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Terminating") =>
-        {
-            Err(Status::forbidden(
-                &req.kind.info().qualified(),
-                req.name,
-                &format!("unable to create new content in namespace {ns} because it is being terminated"),
-            ))
-        }
-        _ => Ok(()),
-    }
-}
-
-/// ServiceAccount: pods run as `default` unless they name another account.
-fn service_account(pod: &mut crate::api::api::core::v1::Pod) {
-    if let Some(spec) = pod.spec.as_mut() {
-        if spec.service_account_name.as_deref().is_none_or(str::is_empty) {
-            spec.service_account_name = Some("default".to_string());
-        }
-    }
-}
-
-/// DefaultTolerationSeconds: tolerate not-ready and unreachable nodes for 300 s unless already tolerated.
-fn default_toleration_seconds(pod: &mut crate::api::api::core::v1::Pod) {
-    let Some(spec) = pod.spec.as_mut() else {
-        return;
-    };
-    let tolerations = spec.tolerations.get_or_insert_with(Vec::new);
-    for key in ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"] {
-        let tolerated = tolerations.iter().any(|t| {
-            let key_ok = t.key.as_deref() == Some(key)
-                || (t.key.as_deref().unwrap_or("").is_empty() && t.operator.as_deref() == Some("Exists"));
-            let effect_ok = t.effect.as_deref().is_none_or(|e| e.is_empty() || e == "NoExecute");
-            key_ok && effect_ok
-        });
-        if !tolerated {
-            tolerations.push(Toleration {
-                key: Some(key.to_string()),
-                operator: Some("Exists".to_string()),
-                effect: Some("NoExecute".to_string()),
-                toleration_seconds: Some(300),
-                value: None,
-            });
-        }
-    }
-}
-
-/// Priority: resolves `priorityClassName` to `priority` (0 without one); an unknown class is refused.
-fn priority(pod: &mut crate::api::api::core::v1::Pod, cache: &WatchCache) -> Result<(), Status> {
-    let name = pod.metadata.name.clone().unwrap_or_default();
-    let Some(spec) = pod.spec.as_mut() else {
-        return Ok(());
-    };
-    let value = match spec.priority_class_name.as_deref() {
-        None | Some("") => 0,
-        Some(class) => match cache.get(Kind::PriorityClass, None, class).as_deref() {
-            Some(Object::PriorityClass(pc)) => {
-                if spec.preemption_policy.is_none() {
-                    spec.preemption_policy = pc.preemption_policy.clone();
-                }
-                pc.value
-            }
-            _ => {
-                return Err(Status::forbidden("pods", &name, &format!("no PriorityClass with name {class} was found")))
-            }
-        },
-    };
-    spec.priority = Some(value);
-    if spec.preemption_policy.is_none() {
-        spec.preemption_policy = Some("PreemptLowerPriority".to_string());
-    }
-    Ok(())
+/// Runs the validating plugins in order on the validated object (`obj`; None for deletes) and the stored
+/// one (`old`; None for creates). Warnings accumulate in `warnings`, also when a plugin refuses.
+pub fn validate(
+    req: &AdmissionRequest,
+    obj: Option<&Object>,
+    old: Option<&Object>,
+    cache: &WatchCache,
+    warnings: &mut Vec<String>,
+) -> Result<(), Status> {
+    limit_ranger::validate(req, obj, cache)?;
+    pod_security::validate(req, obj, old, cache, warnings)?;
+    validating_policy::validate(req, obj, old, cache, warnings)?;
+    resource_quota::validate(req, obj, cache)
 }

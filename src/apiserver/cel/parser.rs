@@ -309,7 +309,7 @@ impl Parser {
         }
         let primary = self.primary()?;
         let operand = self.postfix(primary)?;
-        if n % 2 == 0 {
+        if n.is_multiple_of(2) {
             return Ok(operand);
         }
         let op = if tok == Tok::Not { UnOp::Not } else { UnOp::Neg };

@@ -198,7 +198,7 @@ pub fn format_double(d: f64) -> String {
     let negative = mantissa.starts_with('-');
     let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
     let sign = if negative { "-" } else { "" };
-    if exp < -4 || exp >= 6 {
+    if !(-4..6).contains(&exp) {
         let (first, rest) = digits.split_at(1.min(digits.len()));
         let frac = if rest.is_empty() { String::new() } else { format!(".{rest}") };
         let esign = if exp < 0 { '-' } else { '+' };
