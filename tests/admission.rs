@@ -251,6 +251,44 @@ fn pod_security_warns_about_a_deployment_template_in_an_enforcing_namespace() {
 }
 
 #[test]
+fn the_same_warning_prints_once_per_kubectl_command() {
+    let mut c = Cluster::new_default(1);
+    apply(&mut c, &namespace("shop", "pod-security.kubernetes.io/warn: baseline"));
+    let privileged = |name: &str| {
+        deployment(name, "shop", 1).replace(
+            "        image: nginx:1.27\n",
+            "        image: nginx:1.27\n        securityContext: {privileged: true}\n",
+        )
+    };
+    let both = format!("{}---\n{}", privileged("web"), privileged("api"));
+    assert_eq!(
+        apply(&mut c, &both),
+        ok("Warning: would violate PodSecurity \"baseline:latest\": privileged (container \"app\" must not set securityContext.privileged=true)\ndeployment.apps/web created\ndeployment.apps/api created")
+    );
+}
+
+#[test]
+fn pod_security_checks_a_pod_update_that_changes_an_image() {
+    let mut c = Cluster::new_default(1);
+    apply(&mut c, &namespace("team", ""));
+    assert_eq!(apply(&mut c, &pod("x", "team", &[("c", "")])), ok("pod/x created"));
+    apply(&mut c, &namespace("team", "pod-security.kubernetes.io/enforce: baseline"));
+    let privileged_now = pod("x", "team", &[("c", "")]).replace("nginx:1.27", "nginx:1.28");
+    assert_eq!(apply(&mut c, &privileged_now), ok("pod/x configured"), "baseline has nothing against this pod");
+    apply(&mut c, &namespace("team", "pod-security.kubernetes.io/enforce: restricted"));
+    let again = pod("x", "team", &[("c", "")]).replace("nginx:1.27", "nginx:1.29");
+    let (out, code) = apply(&mut c, &again);
+    assert_eq!(code, Some(1));
+    assert!(out.starts_with("Error from server (Forbidden): error when applying patch:"), "{out}");
+    assert!(
+        out.contains(
+            "pods \"x\" is forbidden: violates PodSecurity \"restricted:latest\": allowPrivilegeEscalation != false"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
 fn pod_security_refuses_a_namespace_with_an_unknown_level() {
     let mut c = Cluster::new_default(1);
     assert_eq!(
@@ -431,6 +469,24 @@ fn a_hostile_expression_is_refused_or_evaluated_without_harm() {
         apply(&mut c, &deployment("web", "default", 1)),
         refused("The deployments \"web\" is invalid: : ValidatingAdmissionPolicy 'costly' with binding 'costly' denied request: expression '[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, a > 0))))))' resulted in error: operation cancelled: actual cost limit exceeded")
     );
+}
+
+#[test]
+fn a_policy_can_guard_deletes_through_the_old_object() {
+    let mut c = Cluster::new_default(1);
+    let keep = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: keep}\nspec:\n  matchConstraints:\n    resourceRules:\n    - {apiGroups: [''], apiVersions: [v1], operations: [DELETE], resources: [configmaps]}\n  validations:\n  - expression: \"object == null && !has(oldObject.metadata.labels) || oldObject.metadata.labels['protected'] != 'true'\"\n    messageExpression: \"'configmap ' + oldObject.metadata.name + ' is protected'\"\n";
+    apply(&mut c, keep);
+    apply(&mut c, &binding("keep", "keep", "Deny", ""));
+    apply(
+        &mut c,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, labels: {protected: 'true'}}\ndata: {k: v}\n",
+    );
+    apply(&mut c, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: scratch}\ndata: {k: v}\n");
+    assert_eq!(
+        kubectl(&mut c, "delete configmap settings"),
+        refused("The configmaps \"settings\" is invalid: : ValidatingAdmissionPolicy 'keep' with binding 'keep' denied request: configmap settings is protected")
+    );
+    assert_eq!(kubectl(&mut c, "delete configmap scratch"), ok("configmap \"scratch\" deleted from default namespace"));
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -312,3 +312,27 @@ fn validate_claim(lr: &LimitRange, pvc: &PersistentVolumeClaim) -> Vec<String> {
     }
     errors
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn several_failures_are_bracketed_and_repeats_collapse() {
+        assert_eq!(aggregate(&["a".into()]), "a");
+        assert_eq!(aggregate(&["a".into(), "b".into()]), "[a, b]");
+        assert_eq!(aggregate(&["a".into(), "a".into()]), "a");
+        assert_eq!(aggregate(&["a".into(), "b".into(), "a".into()]), "[a, b]");
+    }
+
+    #[test]
+    fn the_limit_to_request_ratio_prints_with_six_decimals() {
+        let q = |s: &str| parse_quantity(s).unwrap_or_else(|_| Quantity::count(0));
+        let lists: Lists = ([("cpu".to_string(), q("100m"))].into(), [("cpu".to_string(), q("450m"))].into());
+        assert_eq!(
+            ratio_constraint("Container", "cpu", &q("4"), &lists).as_deref(),
+            Some("cpu max limit to request ratio per Container is 4, but provided ratio is 4.500000")
+        );
+        assert_eq!(ratio_constraint("Container", "cpu", &q("5"), &lists), None);
+    }
+}

@@ -56,10 +56,18 @@ impl AdmissionRequest<'_> {
             .or_else(|| self.namespace_object.filter(|o| o.name() == ns).map(|o| Arc::new(o.clone())))
     }
 
-    /// `admission.NewForbidden`: `pods "x" is forbidden: <detail>` (`Unknown` when there is no name).
+    /// The name admission errors use (`Unknown` when there is none, as `extractResourceName` does).
+    pub fn display_name(&self) -> &str {
+        if self.name.is_empty() {
+            "Unknown"
+        } else {
+            self.name
+        }
+    }
+
+    /// `admission.NewForbidden`: `pods "x" is forbidden: <detail>`.
     pub fn forbidden(&self, detail: &str) -> Status {
-        let name = if self.name.is_empty() { "Unknown" } else { self.name };
-        Status::forbidden(&self.kind.info().qualified(), name, detail)
+        Status::forbidden(&self.kind.info().qualified(), self.display_name(), detail)
     }
 }
 

@@ -1212,3 +1212,66 @@ fn existing_pod_warnings(cache: &WatchCache, namespace: &str, enforce: LevelVers
     out.extend(pods);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs.iter().map(|(k, v)| (format!("{LABEL_PREFIX}{k}"), v.to_string())).collect()
+    }
+
+    fn plain_pod() -> PodSpec {
+        PodSpec {
+            containers: vec![Container { name: "c".into(), image: Some("nginx".into()), ..Default::default() }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn an_unset_warn_level_follows_a_stricter_enforce_level_and_bad_values_fail_closed() {
+        let (p, errs) = policy_from_labels(Some(&labels(&[("enforce", "baseline"), ("enforce-version", "v1.30")])));
+        assert!(errs.is_empty());
+        assert_eq!(p.warn.to_string(), "baseline:v1.30");
+        assert_eq!(p.audit.to_string(), "privileged:latest");
+        let (p, errs) = policy_from_labels(Some(&labels(&[("enforce", "strict"), ("warn", "loud")])));
+        assert_eq!(p.enforce.to_string(), "restricted:latest");
+        assert_eq!(p.warn.to_string(), "privileged:latest");
+        assert_eq!(errs.len(), 2);
+        assert!(
+            parse_version("v1.05").is_err() && parse_version("v2.1").is_err() && parse_version("v1.0") == Ok(Some(0))
+        );
+    }
+
+    #[test]
+    fn restricted_checks_follow_the_requested_policy_version() {
+        let spec = plain_pod();
+        let meta = ObjectMeta::default();
+        let reasons = |minor| {
+            evaluate(LevelVersion { level: Level::Restricted, minor }, &meta, &spec)
+                .into_iter()
+                .map(|v| v.reason)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            reasons(None),
+            [
+                "allowPrivilegeEscalation != false",
+                "unrestricted capabilities",
+                "runAsNonRoot != true",
+                "seccompProfile"
+            ]
+        );
+        assert_eq!(reasons(Some(21)), ["allowPrivilegeEscalation != false", "runAsNonRoot != true", "seccompProfile"]);
+        assert_eq!(reasons(Some(7)), ["runAsNonRoot != true"]);
+        assert!(evaluate(LevelVersion { level: Level::Baseline, minor: None }, &meta, &spec).is_empty());
+    }
+
+    #[test]
+    fn windows_pods_are_exempt_from_the_linux_only_restricted_checks_since_v1_25() {
+        let mut spec = plain_pod();
+        spec.os = Some(k8s_openapi::api::core::v1::PodOS { name: "windows".into() });
+        let found = evaluate(LevelVersion { level: Level::Restricted, minor: None }, &ObjectMeta::default(), &spec);
+        assert_eq!(found.iter().map(|v| v.reason.as_str()).collect::<Vec<_>>(), ["runAsNonRoot != true"]);
+    }
+}

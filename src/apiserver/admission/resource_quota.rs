@@ -442,3 +442,44 @@ pub fn validate(req: &AdmissionRequest, obj: Option<&Object>, cache: &WatchCache
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::{PodSpec, PodStatus, ResourceRequirements};
+
+    fn pod_with(requests: &[(&str, &str)], phase: Option<&str>) -> Pod {
+        let requests = requests.iter().map(|(k, v)| (k.to_string(), ApiQuantity(v.to_string()))).collect();
+        Pod {
+            spec: Some(PodSpec {
+                containers: vec![Container {
+                    name: "app".into(),
+                    resources: Some(ResourceRequirements { requests: Some(requests), ..Default::default() }),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }),
+            status: phase.map(|p| PodStatus { phase: Some(p.into()), ..Default::default() }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_finished_pod_counts_only_as_a_stored_object() {
+        let done = pod_usage(&pod_with(&[("cpu", "500m")], Some("Succeeded")));
+        assert_eq!(done.keys().collect::<Vec<_>>(), ["count/pods"]);
+        let running = pod_usage(&pod_with(&[("cpu", "500m")], Some("Running")));
+        assert_eq!(pretty(&running), "count/pods=1,cpu=500m,pods=1,requests.cpu=500m");
+    }
+
+    #[test]
+    fn sums_print_in_canonical_form_and_keep_the_first_non_zero_format() {
+        let a = parse_quantity("0.5").unwrap_or_else(|_| Quantity::count(0));
+        let b = parse_quantity("1500m").unwrap_or_else(|_| Quantity::count(0));
+        assert_eq!(a.to_string(), "500m");
+        assert_eq!(a.plus(&b).to_string(), "2");
+        let zero = Quantity::from_nanos(0, QuantityFormat::DecimalSI);
+        let gi = parse_quantity("1Gi").unwrap_or_else(|_| Quantity::count(0));
+        assert_eq!(zero.plus(&gi).plus(&gi).to_string(), "2Gi");
+    }
+}

@@ -586,5 +586,5 @@ pub fn validate(
         "RequestEntityTooLarge" => Reason::RequestEntityTooLarge,
         _ => Reason::Invalid,
     };
-    Err(Status::admission_denied(req.kind.info(), req.name, &message, reason))
+    Err(Status::admission_denied(req.kind.info(), req.display_name(), &message, reason))
 }
