@@ -13,7 +13,8 @@
 //! (and their `failurePolicy`) never take part in a request. MutatingAdmissionPolicy (beta, off by default
 //! in v1.34) is not served.
 //!
-//! Each plugin lives in its own file. Counterpart: `plugin/pkg/admission/*`, `staging/src/k8s.io/apiserver/pkg/admission`.
+//! Each plugin lives in its own file.
+//! Counterpart: `plugin/pkg/admission/*`, `staging/src/k8s.io/apiserver/pkg/admission`.
 
 mod default_toleration_seconds;
 pub mod limit_ranger;

@@ -21,8 +21,8 @@
 //! `parameterNotFoundAction`. Not supported: the `authorizer` variable, audit annotations, `matchPolicy:
 //! Equivalent` across API versions (kubeglass serves one version per resource), and type checking against
 //! schemas (`status.typeChecking` stays empty). Policies apply in name order, bindings in name order; the
-//! first denial is reported. Requests on the admission configuration kinds themselves are exempt, as in
-//! Kubernetes. Counterpart: `staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/validating`.
+//! first denial is reported. Requests on policies and bindings themselves are exempt, as in Kubernetes.
+//! Counterpart: `staging/src/k8s.io/apiserver/pkg/admission/plugin/policy/validating`.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -444,13 +444,8 @@ pub fn validate(
     cache: &WatchCache,
     warnings: &mut Vec<String>,
 ) -> Result<(), Status> {
-    if matches!(
-        req.kind,
-        Kind::ValidatingAdmissionPolicy
-            | Kind::ValidatingAdmissionPolicyBinding
-            | Kind::ValidatingWebhookConfiguration
-            | Kind::MutatingWebhookConfiguration
-    ) {
+    // The policy plugins never see their own resources (webhook configurations they do see).
+    if matches!(req.kind, Kind::ValidatingAdmissionPolicy | Kind::ValidatingAdmissionPolicyBinding) {
         return Ok(());
     }
     let policies: Vec<ValidatingAdmissionPolicy> = cache

@@ -454,8 +454,14 @@ impl Interp<'_> {
             ("trim", []) => Ok(Val::str(s.trim())),
             ("split", [Val::Str(sep)]) => Ok(split(s, sep, -1)),
             ("split", [Val::Str(sep), Val::Int(n)]) => Ok(split(s, sep, *n)),
-            ("replace", [Val::Str(old), Val::Str(new)]) => Ok(Val::str(&replace_n(s, old, new, -1))),
-            ("replace", [Val::Str(old), Val::Str(new), Val::Int(n)]) => Ok(Val::str(&replace_n(s, old, new, *n))),
+            ("replace", [Val::Str(old), Val::Str(new)]) => {
+                self.charge(replaced_len(s, old, new, -1))?;
+                Ok(Val::str(&replace_n(s, old, new, -1)))
+            }
+            ("replace", [Val::Str(old), Val::Str(new), Val::Int(n)]) => {
+                self.charge(replaced_len(s, old, new, *n))?;
+                Ok(Val::str(&replace_n(s, old, new, *n)))
+            }
             ("charAt", [Val::Int(i)]) => {
                 let cs = chars();
                 match usize::try_from(*i) {
@@ -484,7 +490,10 @@ impl Interp<'_> {
     fn list_method(&mut self, l: &[Val], name: &str, args: &[Val]) -> R {
         match (name, args) {
             ("join", []) => join(l, ""),
-            ("join", [Val::Str(sep)]) => join(l, sep),
+            ("join", [Val::Str(sep)]) => {
+                self.charge((l.len() as u64).saturating_mul(sep.len() as u64))?;
+                join(l, sep)
+            }
             ("isSorted", []) => {
                 for w in l.windows(2) {
                     if compare(&w[0], &w[1]).map_err(EvalError::new)? == Ordering::Greater {
@@ -753,6 +762,14 @@ fn split(s: &str, sep: &str, n: i64) -> Val {
         s.splitn(n as usize, sep).map(Val::str).collect()
     };
     Val::list(parts)
+}
+
+/// The length of `replace`'s result, charged before it is built (an empty pattern matches between every
+/// character, so a long replacement could otherwise make a huge string).
+fn replaced_len(s: &str, old: &str, new: &str, n: i64) -> u64 {
+    let found = if old.is_empty() { s.chars().count() + 1 } else { s.matches(old).count() };
+    let count = if n < 0 { found } else { found.min(n as usize) };
+    (s.len() as u64).saturating_add((count as u64).saturating_mul(new.len() as u64))
 }
 
 fn replace_n(s: &str, old: &str, new: &str, n: i64) -> String {

@@ -162,6 +162,8 @@ fn runaway_evaluation_stops_at_the_cost_limit() {
     let blowup = "[1,2,3,4,5,6,7,8,9,10].map(a, [1,2,3,4,5,6,7,8,9,10].map(b, [1,2,3,4,5,6,7,8,9,10].map(c, [1,2,3,4,5,6,7,8,9,10].map(d, [1,2,3,4,5,6,7,8,9,10].map(e, [1,2,3,4,5,6,7,8,9,10].map(f, a + b))))))";
     assert_eq!(run(blowup).unwrap_err(), "operation cancelled: actual cost limit exceeded");
     assert!(run("'(a+)+$'.matches('(((a+)+)+)+$')").is_ok());
+    let wide = format!("'{}'.replace('', '{}')", "x".repeat(2_000), "y".repeat(1_000));
+    assert_eq!(run(&wide).unwrap_err(), "operation cancelled: actual cost limit exceeded");
 }
 
 #[test]
