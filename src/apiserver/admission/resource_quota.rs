@@ -7,7 +7,8 @@
 //! Usage: the real plugin reads each quota's `status.used`, kept by the quota controller in
 //! kube-controller-manager. kubeglass has no quota controller yet, so usage is computed here, at admission,
 //! from the watch cache: the objects of the request's kind in the namespace, counted with the same
-//! evaluators (pods in phase Succeeded or Failed count only for `count/pods`). The limits are the quota's
+//! evaluators (pods in phase Succeeded or Failed count only for `count/pods`; pods being deleted count until
+//! they are gone, where the controller stops at the end of their grace period). The limits are the quota's
 //! `spec.hard` (what the controller copies to `status.hard`). There is therefore no `status unknown for
 //! quota` refusal. Quotas are checked in name order; the first exceeded one is reported.
 //!

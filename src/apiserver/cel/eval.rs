@@ -615,6 +615,7 @@ fn select(v: &Val, field: &str) -> R {
             let key = Key::Str(Rc::from(field));
             m.get(&key).cloned().ok_or_else(|| EvalError::new(format!("no such key: {field}")))
         }
+        Val::List(_) => Err(EvalError::new("unsupported index type 'string' in list")),
         _ => Err(EvalError::new(format!("no such key: {field}"))),
     }
 }
