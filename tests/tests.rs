@@ -1,5 +1,6 @@
 //! The one integration test binary: the cluster end to end, kubectl output, determinism.
 
+mod admission;
 mod apiserver_path;
 mod config_auth;
 mod controllers;

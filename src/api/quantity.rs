@@ -313,14 +313,9 @@ impl Quantity {
         Quantity::parse(text).unwrap_or_default()
     }
 
-    /// Adds `other` (`Quantity.Add`): an empty quantity takes the other's format; the spelling is recomputed.
+    /// Adds `other` in place (`Quantity.Add`); see [`Quantity::plus`].
     pub fn add(&mut self, other: &Quantity) {
-        if self.nanos == 0 {
-            self.format = other.format;
-        }
-        self.nanos = self.nanos.saturating_add(other.nanos);
-        self.cached = None;
-        self.fast_scale = None;
+        *self = self.plus(other);
     }
 
     /// The value in thousandths, rounded up and clamped to i64 (`Quantity.MilliValue`).
@@ -331,6 +326,29 @@ impl Quantity {
     /// The value in whole units, rounded up and clamped to i64 (`Quantity.Value`).
     pub fn value_i64(&self) -> i64 {
         i64::try_from(self.value()).unwrap_or(if self.nanos < 0 { i64::MIN } else { i64::MAX })
+    }
+
+    /// A computed quantity (no input spelling): `NewQuantity`, `NewMilliQuantity` and the results of `Add`.
+    pub fn from_nanos(nanos: i128, format: QuantityFormat) -> Quantity {
+        Quantity { nanos, format, cached: None, fast_scale: None }
+    }
+
+    /// `resource.NewQuantity(n, DecimalSI)`: a count (`pods=1`).
+    pub fn count(n: i64) -> Quantity {
+        Quantity::from_nanos(n as i128 * NANO, QuantityFormat::DecimalSI)
+    }
+
+    /// `q.Add(y)` on a copy: the sum keeps this quantity's format unless it is zero, in which case it takes
+    /// `other`'s (apimachinery's rule); the printed form is recomputed. Saturates instead of overflowing.
+    pub fn plus(&self, other: &Quantity) -> Quantity {
+        let format = if self.nanos == 0 { other.format } else { self.format };
+        Quantity::from_nanos(self.nanos.saturating_add(other.nanos), format)
+    }
+
+    /// `q.Sub(y)` on a copy, with the same format rule as [`Quantity::plus`].
+    pub fn minus(&self, other: &Quantity) -> Quantity {
+        let format = if self.nanos == 0 { other.format } else { self.format };
+        Quantity::from_nanos(self.nanos.saturating_sub(other.nanos), format)
     }
 
     /// The value in nano-units (exact).

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::ResourceInfo;
+
 /// The reason of a failed request (metav1.StatusReason).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Reason {
@@ -19,6 +21,7 @@ pub enum Reason {
     BadRequest,
     MethodNotAllowed,
     NotAcceptable,
+    RequestEntityTooLarge,
     InternalError,
     ServiceUnavailable,
     Timeout,
@@ -39,6 +42,7 @@ impl Reason {
             Reason::BadRequest => "BadRequest",
             Reason::MethodNotAllowed => "MethodNotAllowed",
             Reason::NotAcceptable => "NotAcceptable",
+            Reason::RequestEntityTooLarge => "RequestEntityTooLarge",
             Reason::InternalError => "InternalError",
             Reason::ServiceUnavailable => "ServiceUnavailable",
             Reason::Timeout => "Timeout",
@@ -152,6 +156,24 @@ impl Status {
         s
     }
 
+    /// An admission plugin's refusal in `admission.NewForbidden`'s words (`pods "x" is forbidden: <message>`)
+    /// with another reason, as ValidatingAdmissionPolicy gives it (default `Invalid`, 422): the details name the
+    /// plural resource and carry one cause without a field, so kubectl prints `The pods "x" is invalid: : …`.
+    pub fn admission_denied(info: &ResourceInfo, name: &str, message: &str, reason: Reason) -> Status {
+        let code = match reason {
+            Reason::Unauthorized => 401,
+            Reason::Forbidden => 403,
+            Reason::RequestEntityTooLarge => 413,
+            _ => 422,
+        };
+        let forbidden = Status::forbidden(&info.qualified(), name, message);
+        let mut s = Status::new(code, reason, forbidden.message);
+        s.kind = info.resource.to_string();
+        s.name = name.to_string();
+        s.causes = vec![Cause::new("", message)];
+        s
+    }
+
     pub fn bad_request(message: impl Into<String>) -> Status {
         Status::new(400, Reason::BadRequest, message)
     }
@@ -200,7 +222,8 @@ impl Status {
     fn invalid_lines(&self) -> String {
         let mut seen = Vec::new();
         for c in &self.causes {
-            let line = c.render();
+            // kubectl's statusCausesToAggrError prints `<field>: <message>` even for an empty field.
+            let line = format!("{}: {}", c.field, c.message);
             if !seen.contains(&line) {
                 seen.push(line);
             }

@@ -59,6 +59,21 @@ fn set_str(slot: &mut Option<String>, value: &str) {
     }
 }
 
+/// `SetDefaults_MatchResources` and `SetDefaults_Rule` (admissionregistration/v1): `Equivalent`, empty
+/// selectors, scope `*`.
+fn default_match_resources(mr: &mut k8s_openapi::api::admissionregistration::v1::MatchResources) {
+    set_str(&mut mr.match_policy, "Equivalent");
+    if mr.namespace_selector.is_none() {
+        mr.namespace_selector = Some(Default::default());
+    }
+    if mr.object_selector.is_none() {
+        mr.object_selector = Some(Default::default());
+    }
+    for rule in mr.resource_rules.iter_mut().flatten().chain(mr.exclude_resource_rules.iter_mut().flatten()) {
+        set_str(&mut rule.scope, "*");
+    }
+}
+
 /// Applies the scheme defaults of `obj`'s kind in place.
 pub fn apply_defaults(obj: &mut Object) {
     match obj {
@@ -79,6 +94,19 @@ pub fn apply_defaults(obj: &mut Object) {
         Object::Service(s) => default_service(s),
         Object::Namespace(ns) => default_namespace(ns),
         Object::Secret(s) => set_str(&mut s.type_, "Opaque"),
+        Object::ValidatingAdmissionPolicy(p) => {
+            if let Some(spec) = p.spec.as_mut() {
+                set_str(&mut spec.failure_policy, "Fail");
+                if let Some(mr) = spec.match_constraints.as_mut() {
+                    default_match_resources(mr);
+                }
+            }
+        }
+        Object::ValidatingAdmissionPolicyBinding(b) => {
+            if let Some(mr) = b.spec.as_mut().and_then(|s| s.match_resources.as_mut()) {
+                default_match_resources(mr);
+            }
+        }
         Object::PersistentVolumeClaim(pvc) => default_pvc(pvc),
         Object::PersistentVolume(pv) => default_pv(pv),
         Object::Endpoints(ep) => {

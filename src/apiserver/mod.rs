@@ -11,6 +11,7 @@ pub mod audit;
 pub mod authn;
 pub mod authz;
 pub mod cache;
+pub mod cel;
 pub mod defaults;
 pub mod registry;
 pub mod review;
@@ -51,6 +52,12 @@ struct WriteOp {
     prepared: Option<Object>,
     /// The request's namespace exists in etcd although the cache has not seen it yet.
     namespace_confirmed: bool,
+    /// That namespace as etcd returned it (admission plugins read its labels).
+    namespace_object: Option<Arc<Object>>,
+    /// Who asked (admission policies see it as `request.userInfo`).
+    user: UserInfo,
+    /// Warnings of the admission plugins, returned with the response.
+    warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -123,6 +130,18 @@ impl ApiServer {
 
     /// Answers a request and closes its record: the stages after authorization follow from the answer.
     fn respond(&mut self, ctx: &mut Ctx, client: ComponentId, request_id: u64, response: ApiResponse) {
+        self.respond_warned(ctx, client, request_id, response, Vec::new());
+    }
+
+    /// [`ApiServer::respond`] with `Warning` headers (admission warnings).
+    fn respond_warned(
+        &mut self,
+        ctx: &mut Ctx,
+        client: ComponentId,
+        request_id: u64,
+        response: ApiResponse,
+        warnings: Vec<String>,
+    ) {
         let past_authz = self.log.verb_past_authorization(client, request_id);
         let (code, revision) = match &response {
             ApiResponse::Error(s) => (s.code, None),
@@ -152,7 +171,7 @@ impl ApiServer {
             }
         }
         self.log.close(client, request_id, code, revision);
-        reply(ctx, client, request_id, response);
+        reply_warned(ctx, client, request_id, response, warnings);
     }
 
     pub fn authenticator_mut(&mut self) -> &mut Authenticator {
@@ -273,7 +292,7 @@ impl ApiServer {
                 self.respond(ctx, client, request_id, ApiResponse::Error(status))
             }
             Pending::Write { op, .. } | Pending::NamespaceLookup { op } => {
-                self.respond(ctx, op.client, op.request_id, ApiResponse::Error(status))
+                self.respond_warned(ctx, op.client, op.request_id, ApiResponse::Error(status), op.warnings)
             }
         }
     }
@@ -356,13 +375,23 @@ impl ApiServer {
         }
         if review::is_review(&req) {
             let response = review::answer(&user, &req, &self.cache);
-            return reply(ctx, client, request_id, response);
+            return self.respond(ctx, client, request_id, response);
         }
         match req.verb {
             Verb::Get | Verb::List => self.read(ctx, client, request_id, req),
             Verb::Watch => self.watch(ctx, client, request_id, req),
             Verb::Create | Verb::Update | Verb::Patch | Verb::Delete => {
-                let op = WriteOp { client, request_id, req, attempts: 0, prepared: None, namespace_confirmed: false };
+                let op = WriteOp {
+                    client,
+                    request_id,
+                    req,
+                    attempts: 0,
+                    prepared: None,
+                    namespace_confirmed: false,
+                    namespace_object: None,
+                    user,
+                    warnings: Vec::new(),
+                };
                 let current = op
                     .req
                     .name
@@ -498,7 +527,7 @@ impl ApiServer {
                     Some(w) => ApiResponse::Object(w),
                     None => ApiResponse::Error(Status::internal("write produced no object")),
                 };
-                reply(ctx, op.client, op.request_id, response)
+                self.respond_warned(ctx, op.client, op.request_id, response, op.warnings)
             }
             Ok((txn, written, _)) => self.send_etcd(ctx, Pending::Write { op: Box::new(op), written }, txn),
             Err(status) if is_namespace_miss(&status, &op) => {
@@ -507,7 +536,7 @@ impl ApiServer {
                 op.attempts -= 1;
                 self.send_etcd(ctx, Pending::NamespaceLookup { op: Box::new(op) }, Txn::range(&key, false));
             }
-            Err(status) => self.respond(ctx, op.client, op.request_id, ApiResponse::Error(status)),
+            Err(status) => self.respond_warned(ctx, op.client, op.request_id, ApiResponse::Error(status), op.warnings),
         }
     }
 
@@ -536,7 +565,18 @@ impl ApiServer {
                 let obj = match op.prepared.clone() {
                     Some(o) => o,
                     None => {
-                        let o = self.prepare_create(now, req, op.namespace_confirmed)?;
+                        let mut warnings = Vec::new();
+                        let ns = op.namespace_object.clone();
+                        let prepared = self.prepare_create(
+                            now,
+                            req,
+                            op.namespace_confirmed,
+                            ns.as_deref(),
+                            &op.user,
+                            &mut warnings,
+                        );
+                        op.warnings = warnings;
+                        let o = prepared?;
                         op.prepared = Some(o.clone());
                         o
                     }
@@ -575,6 +615,23 @@ impl ApiServer {
                         return Err(Status::invalid(&info.group_kind(), info.kind.name(), &name, causes));
                     }
                 }
+                let mut warnings = Vec::new();
+                let admitted = {
+                    let adm = admission::AdmissionRequest {
+                        verb: req.verb,
+                        kind: info.kind,
+                        subresource: req.subresource.as_deref(),
+                        namespace: current.namespace(),
+                        name: &name,
+                        namespace_confirmed: true,
+                        namespace_object: None,
+                        user: &op.user,
+                        dry_run: req.params.dry_run,
+                    };
+                    admission::validate(&adm, Some(&new), Some(&current), &self.cache, &mut warnings)
+                };
+                op.warnings = warnings;
+                admitted?;
                 let finalized =
                     new.meta().deletion_timestamp.is_some() && new.meta().finalizers.as_ref().is_none_or(Vec::is_empty);
                 if finalized {
@@ -589,6 +646,23 @@ impl ApiServer {
             }
             Verb::Delete => {
                 let current = current.ok_or_else(|| Status::not_found(&qualified, &name))?;
+                let mut warnings = Vec::new();
+                let admitted = {
+                    let adm = admission::AdmissionRequest {
+                        verb: Verb::Delete,
+                        kind: info.kind,
+                        subresource: req.subresource.as_deref(),
+                        namespace: current.namespace(),
+                        name: &name,
+                        namespace_confirmed: true,
+                        namespace_object: None,
+                        user: &op.user,
+                        dry_run: req.params.dry_run,
+                    };
+                    admission::validate(&adm, None, Some(&current), &self.cache, &mut warnings)
+                };
+                op.warnings = warnings;
+                admitted?;
                 match registry::plan_delete(
                     &current,
                     now,
@@ -621,7 +695,16 @@ impl ApiServer {
     }
 
     /// Decode, default, name, admit (mutating), validate, admit (validating), and fill in server fields.
-    fn prepare_create(&mut self, now: SimTime, req: &ApiRequest, namespace_confirmed: bool) -> Result<Object, Status> {
+    /// Admission warnings go to `warnings`, whether the create is refused or not.
+    fn prepare_create(
+        &mut self,
+        now: SimTime,
+        req: &ApiRequest,
+        namespace_confirmed: bool,
+        namespace_object: Option<&Object>,
+        user: &UserInfo,
+        warnings: &mut Vec<String>,
+    ) -> Result<Object, Status> {
         let info = req.resource;
         let mut obj = match (&req.body, &req.raw_body) {
             (Some(b), _) => b.clone(),
@@ -667,6 +750,9 @@ impl ApiServer {
             namespace: ns_owned.as_deref(),
             name: &name,
             namespace_confirmed,
+            namespace_object,
+            user,
+            dry_run: req.params.dry_run,
         };
         admission::mutate(&adm, &mut obj, &self.cache)?;
         // BeforeCreate: the strategy's PrepareForCreate and the system fields, then the allocators, then validation.
@@ -681,6 +767,9 @@ impl ApiServer {
         if !causes.is_empty() {
             return Err(Status::invalid(&info.group_kind(), info.kind.name(), &name, causes));
         }
+        let name = obj.name().to_string();
+        let adm = admission::AdmissionRequest { name: &name, ..adm };
+        admission::validate(&adm, Some(&obj), None, &self.cache, warnings)?;
         Ok(obj)
     }
 
@@ -774,7 +863,9 @@ impl ApiServer {
             }
             Pending::NamespaceLookup { mut op } => {
                 let ns = op.req.namespace.clone().unwrap_or_default();
-                if range_kvs(&response).is_empty() {
+                let found = range_kvs(&response);
+                op.namespace_object = found.first().map(registry::from_storage);
+                if found.is_empty() {
                     return self.respond(
                         ctx,
                         op.client,
@@ -795,7 +886,7 @@ impl ApiServer {
                         Some(o) => ApiResponse::Object(Arc::new(o)),
                         None => ApiResponse::Error(Status::internal("write produced no object")),
                     };
-                    return self.respond(ctx, op.client, op.request_id, answer);
+                    return self.respond_warned(ctx, op.client, op.request_id, answer, op.warnings);
                 }
                 let current = range_kvs(&response).first().map(registry::from_storage);
                 let explicit_rv =
@@ -929,8 +1020,9 @@ fn failed_stage(verb: Verb, status: &Status) -> Stage {
     }
 }
 
-fn reply(ctx: &mut Ctx, client: ComponentId, request_id: u64, response: ApiResponse) {
-    ctx.send(client, Payload::ApiResponse { request_id, response: Box::new(response) });
+/// A response with `Warning` headers (admission warnings), which clients print before the result.
+fn reply_warned(ctx: &mut Ctx, client: ComponentId, request_id: u64, response: ApiResponse, warnings: Vec<String>) {
+    ctx.send(client, Payload::ApiResponse { request_id, response: Box::new(response), warnings });
 }
 
 fn send_event(

@@ -100,7 +100,7 @@ impl ApiConn {
     /// What a delivery means to the component (empty for the connection's own bookkeeping).
     pub fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) -> Vec<Incoming> {
         match payload {
-            Payload::ApiResponse { request_id, response } => self.on_response(ctx, request_id, Ok(*response)),
+            Payload::ApiResponse { request_id, response, .. } => self.on_response(ctx, request_id, Ok(*response)),
             Payload::ConnectionRefused { request_id } => {
                 self.on_response(ctx, request_id, Err(ClientError::ConnectionRefused))
             }

@@ -33,6 +33,8 @@ struct Shared {
     timer_requests: Vec<(u64, u64)>,
     fired: BTreeSet<u64>,
     output: String,
+    /// Warnings already printed (kubectl's warning writer prints each text once per process).
+    warned: BTreeSet<String>,
 }
 
 /// A process's handle to the API and to its terminal.
@@ -223,12 +225,19 @@ impl ProcessHost {
 
     pub fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
         match payload {
-            Payload::ApiResponse { request_id, response } => {
+            Payload::ApiResponse { request_id, response, warnings } => {
                 let Some((pid, _)) = self.request_owner.remove(&request_id) else { return };
                 if let ApiResponse::WatchStarted { watch_id } = response.as_ref() {
                     self.watch_owner.insert(*watch_id, pid);
                 }
                 self.deliver(ctx, pid, |s| {
+                    // kubectl's warning writer: one `Warning: <text>` line on stderr per distinct warning,
+                    // as soon as the response arrives.
+                    for w in warnings {
+                        if !w.is_empty() && s.warned.insert(w.clone()) {
+                            s.output.push_str(&format!("Warning: {w}\n"));
+                        }
+                    }
                     s.responses.insert(request_id, Ok(*response));
                 });
             }

@@ -28,6 +28,8 @@ pub enum Payload {
     ApiResponse {
         request_id: u64,
         response: Box<ApiResponse>,
+        /// `Warning` headers (admission warnings); clients print them before the result.
+        warnings: Vec<String>,
     },
     WatchEvent {
         watch_id: u64,

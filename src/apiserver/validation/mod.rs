@@ -8,6 +8,7 @@
 //! the sorted key order. [`decode_error`] reports the quantity strings the real apiserver would already
 //! refuse while decoding the body (a 400 `BadRequest`, not a 422).
 
+pub mod admissionregistration;
 pub mod apps;
 pub mod batch;
 pub mod core;
@@ -84,6 +85,8 @@ pub fn validate_create(obj: &Object) -> Vec<Cause> {
         Object::RoleBinding(b) => rbac::validate_role_binding(b),
         Object::ClusterRoleBinding(b) => rbac::validate_cluster_role_binding(b),
         Object::Binding(b) => validate_binding(b),
+        Object::ValidatingAdmissionPolicy(p) => admissionregistration::validate_policy(p),
+        Object::ValidatingAdmissionPolicyBinding(b) => admissionregistration::validate_binding(b),
         other => generic_meta(other),
     }
 }
