@@ -60,3 +60,21 @@ fn pods_spread_until_the_nodes_are_full() {
     assert_eq!((on("node01"), on("node02")), (2, 2), "{out}");
     assert!(out.lines().any(|l| l.starts_with("p4 ") && l.contains("<none>")), "{out}");
 }
+
+#[test]
+fn kubectl_events_lists_the_schedulers_events_oldest_first() {
+    let mut c = Cluster::new_default(1);
+    assert_eq!(kubectl(&mut c, "events"), ("No events found in default namespace.\n".into(), Some(0)));
+    apply(&mut c, &pod("a", "", "100m"));
+    c.advance_ms(1_000);
+    apply(&mut c, &pod("big", "", "3"));
+    c.advance_ms(1_000);
+    let (out, code) = kubectl(&mut c, "events");
+    assert_eq!(code, Some(0), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("LAST SEEN   TYPE      REASON             OBJECT    MESSAGE"), "{out}");
+    assert!(lines[1].contains("Normal    Scheduled") && lines[1].contains("Pod/a"), "{out}");
+    assert!(lines[2].contains("Warning   FailedScheduling") && lines[2].contains("Pod/big"), "{out}");
+    let (warnings, _) = kubectl(&mut c, "events --types=Warning --for pod/big");
+    assert_eq!(warnings.lines().count(), 2, "{warnings}");
+}

@@ -10,6 +10,7 @@ pub mod config;
 pub mod create;
 pub mod delete;
 pub mod describe;
+pub mod events;
 pub mod explain;
 pub mod expose;
 pub mod get;
@@ -103,6 +104,7 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
         "create" => create::create(&ctx).await,
         "delete" => delete::delete(&ctx).await,
         "describe" => describe::describe(&ctx).await,
+        "events" => events::events(&ctx).await,
         "run" => run::run(&ctx).await,
         "expose" => expose::expose(&ctx).await,
         "scale" => scale::scale(&ctx).await,
