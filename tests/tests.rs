@@ -7,6 +7,7 @@ mod controllers;
 mod create_verbs;
 mod determinism;
 mod edit_verbs;
+mod rollout;
 mod scenarios;
 mod scheduler;
 mod view;

@@ -19,6 +19,7 @@ pub mod kubeconfig;
 pub mod label;
 pub mod node;
 pub mod printers;
+pub mod rollout;
 pub mod run;
 pub mod scale;
 pub mod set;
@@ -105,6 +106,7 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
         "delete" => delete::delete(&ctx).await,
         "describe" => describe::describe(&ctx).await,
         "events" => events::events(&ctx).await,
+        "rollout" => rollout::rollout(&ctx).await,
         "run" => run::run(&ctx).await,
         "expose" => expose::expose(&ctx).await,
         "scale" => scale::scale(&ctx).await,
