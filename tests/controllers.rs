@@ -26,3 +26,46 @@ fn every_namespace_gets_a_default_service_account_while_the_controller_manager_r
     c.advance_ms(3_000);
     assert_eq!(kubectl(&mut c, "get sa -n quiet -o name").0, "serviceaccount/default\n");
 }
+
+fn pods_of(c: &mut Cluster, ns: &str, prefix: &str) -> Vec<(String, String)> {
+    let (out, _) = kubectl(c, &format!("get pods -n {ns} -o wide --no-headers"));
+    out.lines()
+        .filter(|l| l.starts_with(prefix))
+        .map(|l| {
+            let cells: Vec<&str> = l.split_whitespace().collect();
+            (cells[0].to_string(), cells[6].to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn the_kube_proxy_daemonset_puts_one_pod_on_every_node_through_the_scheduler() {
+    let mut c = Cluster::new_default(1);
+    c.advance_ms(3_000);
+    let pods = pods_of(&mut c, "kube-system", "kube-proxy-");
+    let nodes: Vec<&str> = {
+        let mut n: Vec<&str> = pods.iter().map(|(_, node)| node.as_str()).collect();
+        n.sort();
+        n
+    };
+    assert_eq!(nodes, ["controlplane", "node01", "node02"], "{pods:?}");
+    assert!(pods.iter().all(|(name, _)| name.len() == "kube-proxy-".len() + 5), "{pods:?}");
+    let (ds, _) = kubectl(&mut c, "get ds kube-proxy -n kube-system --no-headers");
+    let cells: Vec<&str> = ds.split_whitespace().collect();
+    assert_eq!(&cells[..3], ["kube-proxy", "3", "3"], "{ds}");
+}
+
+#[test]
+fn with_the_scheduler_stopped_daemonset_pods_wait_unscheduled() {
+    let mut c = Cluster::new_default(1);
+    c.stop("kube-scheduler").unwrap();
+    let ds = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: agent\nspec:\n  selector:\n    matchLabels: {app: agent}\n  template:\n    metadata:\n      labels: {app: agent}\n    spec:\n      nodeSelector: {kubernetes.io/hostname: node01}\n      containers:\n      - name: agent\n        image: busybox:1.36\n";
+    apply(&mut c, ds);
+    c.advance_ms(5_000);
+    let pods = pods_of(&mut c, "default", "agent-");
+    assert_eq!(pods.len(), 1, "only node01 matches: {pods:?}");
+    assert_eq!(pods[0].1, "<none>", "nobody binds it: {pods:?}");
+    c.start("kube-scheduler").unwrap();
+    c.advance_ms(3_000);
+    assert_eq!(pods_of(&mut c, "default", "agent-")[0].1, "node01");
+}

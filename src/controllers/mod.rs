@@ -4,6 +4,7 @@
 //! through its one connection to kube-apiserver. Stopping the process stops every loop.
 //! Counterpart: `cmd/kube-controller-manager`, `pkg/controller/*`.
 
+pub mod daemonset;
 pub mod serviceaccount;
 
 use std::collections::BTreeMap;
@@ -126,7 +127,10 @@ pub struct ControllerManager {
 
 impl ControllerManager {
     pub fn new(server: ComponentId) -> ControllerManager {
-        let loops: Vec<Box<dyn Controller>> = vec![Box::new(serviceaccount::ServiceAccountController)];
+        let loops: Vec<Box<dyn Controller>> = vec![
+            Box::new(daemonset::DaemonSetController::default()),
+            Box::new(serviceaccount::ServiceAccountController),
+        ];
         ControllerManager::with_loops(server, loops)
     }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::api::api::core::v1::{Node, Pod, Taint, Toleration};
+use crate::api::api::core::v1::{Node, NodeSelectorRequirement, NodeSelectorTerm, Pod, Taint, Toleration};
 use crate::apiserver::validation::quantity::parse_quantity;
 
 /// A node with what the scheduler accounts on it.
@@ -104,7 +104,8 @@ pub struct Decision {
     pub message: Option<String>,
 }
 
-fn tolerates(tolerations: &[Toleration], taint: &Taint) -> bool {
+/// Whether some toleration tolerates the taint (key, operator, value and effect rules).
+pub fn tolerates(tolerations: &[Toleration], taint: &Taint) -> bool {
     tolerations.iter().any(|t| {
         let effect_ok = t.effect.as_deref().is_none_or(|e| e.is_empty() || e == taint.effect);
         let key_ok = match t.key.as_deref() {
@@ -164,9 +165,42 @@ fn taint_toleration(pod: &Pod, info: &NodeInfo) -> Option<(String, bool)> {
 
 fn node_affinity(pod: &Pod, info: &NodeInfo) -> Option<(String, bool)> {
     let labels = info.node.metadata.labels.clone().unwrap_or_default();
-    let selector = pod.spec.as_ref().and_then(|s| s.node_selector.as_ref());
-    let ok = selector.iter().flat_map(|m| m.iter()).all(|(k, v)| labels.get(k) == Some(v));
-    (!ok).then(|| ("node(s) didn't match Pod's node affinity/selector".to_string(), true))
+    let spec = pod.spec.as_ref();
+    let selector = spec.and_then(|s| s.node_selector.as_ref());
+    let selector_ok = selector.iter().flat_map(|m| m.iter()).all(|(k, v)| labels.get(k) == Some(v));
+    let required = spec
+        .and_then(|s| s.affinity.as_ref())
+        .and_then(|a| a.node_affinity.as_ref())
+        .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref());
+    let affinity_ok =
+        required.is_none_or(|r| r.node_selector_terms.iter().any(|t| term_matches(t, info.name(), &labels)));
+    (!(selector_ok && affinity_ok)).then(|| ("node(s) didn't match Pod's node affinity/selector".to_string(), true))
+}
+
+/// One NodeSelectorTerm: all its label expressions and field expressions hold (terms are ORed by the caller).
+pub fn term_matches(term: &NodeSelectorTerm, node_name: &str, labels: &BTreeMap<String, String>) -> bool {
+    let exprs = term.match_expressions.iter().flatten();
+    let fields = term.match_fields.iter().flatten();
+    if term.match_expressions.as_ref().is_none_or(Vec::is_empty) && term.match_fields.as_ref().is_none_or(Vec::is_empty)
+    {
+        return false;
+    }
+    exprs.into_iter().all(|r| requirement_holds(r, labels.get(&r.key).map(String::as_str)))
+        && fields.into_iter().all(|r| r.key == "metadata.name" && requirement_holds(r, Some(node_name)))
+}
+
+fn requirement_holds(r: &NodeSelectorRequirement, value: Option<&str>) -> bool {
+    let values = r.values.clone().unwrap_or_default();
+    let number = |v: &str| v.parse::<i64>().ok();
+    match r.operator.as_str() {
+        "In" => value.is_some_and(|v| values.iter().any(|x| x == v)),
+        "NotIn" => value.is_none_or(|v| !values.iter().any(|x| x == v)),
+        "Exists" => value.is_some(),
+        "DoesNotExist" => value.is_none(),
+        "Gt" => matches!((value.and_then(number), values.first().and_then(|v| number(v))), (Some(a), Some(b)) if a > b),
+        "Lt" => matches!((value.and_then(number), values.first().and_then(|v| number(v))), (Some(a), Some(b)) if a < b),
+        _ => false,
+    }
 }
 
 fn node_resources_fit(pod: &Pod, info: &NodeInfo) -> Option<(String, bool)> {
