@@ -69,3 +69,24 @@ fn with_the_scheduler_stopped_daemonset_pods_wait_unscheduled() {
     c.advance_ms(3_000);
     assert_eq!(pods_of(&mut c, "default", "agent-")[0].1, "node01");
 }
+
+#[test]
+fn a_deleted_namespace_terminates_empties_and_disappears_only_with_the_controller_manager() {
+    let mut c = Cluster::new_default(1);
+    apply(&mut c, "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: shop}\n");
+    c.advance_ms(500);
+    c.stop("kube-controller-manager").unwrap();
+    assert_eq!(kubectl(&mut c, "delete namespace shop").0, "namespace \"shop\" deleted\n");
+    c.advance_ms(10_000);
+    let (out, _) = kubectl(&mut c, "get ns shop --no-headers");
+    assert!(out.starts_with("shop   Terminating"), "stuck without the namespace controller: {out}");
+    let (refused, _) = apply(&mut c, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: shop}\n");
+    assert!(
+        refused.contains("unable to create new content in namespace shop because it is being terminated"),
+        "{refused}"
+    );
+    c.start("kube-controller-manager").unwrap();
+    c.advance_ms(10_000);
+    assert_eq!(kubectl(&mut c, "get ns shop").0, "Error from server (NotFound): namespaces \"shop\" not found\n");
+    assert_eq!(kubectl(&mut c, "get cm -n shop").0, "No resources found in shop namespace.\n");
+}

@@ -632,8 +632,9 @@ impl ApiServer {
                 };
                 op.warnings = warnings;
                 admitted?;
-                let finalized =
-                    new.meta().deletion_timestamp.is_some() && new.meta().finalizers.as_ref().is_none_or(Vec::is_empty);
+                let finalized = new.meta().deletion_timestamp.is_some()
+                    && new.meta().finalizers.as_ref().is_none_or(Vec::is_empty)
+                    && registry::spec_finalizers_done(&new);
                 if finalized {
                     let key = current.key();
                     return Ok((

@@ -178,6 +178,12 @@ fn json_without(obj: &Object, field: &str) -> Value {
 /// An update of the main resource or of `/status`, merged onto `current` the way the strategies do.
 pub fn prepare_update(current: &Object, mut new: Object, subresource: Option<&str>) -> Result<Object, Status> {
     let kind = current.kind();
+    if let (Some("finalize"), Object::Namespace(cur), Object::Namespace(next)) = (subresource, current, &new) {
+        // namespaces/finalize changes spec.finalizers and nothing else.
+        let mut ns = cur.clone();
+        ns.spec.get_or_insert_with(Default::default).finalizers = next.spec.as_ref().and_then(|s| s.finalizers.clone());
+        return Ok(Object::Namespace(ns));
+    }
     if subresource == Some("status") {
         let mut merged = current.to_json();
         if let Some(status) = new.to_json().get("status") {
@@ -295,8 +301,7 @@ pub enum DeletePlan {
 /// Real deletion waits for finalizers and, for pods on a node, for the kubelet to finish the grace period.
 pub fn plan_delete(current: &Object, now: SimTime, grace: Option<i64>, propagation: Option<&str>) -> DeletePlan {
     let mut marked = current.clone();
-    let meta = marked.meta_mut();
-    let mut finalizers = meta.finalizers.clone().unwrap_or_default();
+    let mut finalizers = marked.meta().finalizers.clone().unwrap_or_default();
     match propagation {
         Some("Foreground") if !finalizers.iter().any(|f| f == "foregroundDeletion") => {
             finalizers.push("foregroundDeletion".into())
@@ -304,7 +309,22 @@ pub fn plan_delete(current: &Object, now: SimTime, grace: Option<i64>, propagati
         Some("Orphan") if !finalizers.iter().any(|f| f == "orphan") => finalizers.push("orphan".into()),
         _ => {}
     }
-    let already = meta.deletion_timestamp.is_some();
+    let already = marked.meta().deletion_timestamp.is_some();
+    if let Object::Namespace(ns) = &mut marked {
+        // A namespace with spec.finalizers waits, Terminating, for the namespace controller to empty it.
+        if ns.spec.as_ref().and_then(|s| s.finalizers.as_ref()).is_some_and(|f| !f.is_empty()) {
+            if ns.metadata.deletion_timestamp.is_none() {
+                ns.metadata.deletion_timestamp = Some(k8s_time(now));
+                ns.metadata.deletion_grace_period_seconds = Some(0);
+            }
+            ns.status.get_or_insert_with(Default::default).phase = Some("Terminating".into());
+            if !finalizers.is_empty() {
+                ns.metadata.finalizers = Some(finalizers);
+            }
+            return DeletePlan::Mark(Box::new(marked));
+        }
+    }
+    let meta = marked.meta_mut();
     let pod_grace = match current {
         Object::Pod(p) => {
             let bound = p.spec.as_ref().and_then(|s| s.node_name.as_deref()).is_some_and(|n| !n.is_empty());
@@ -331,6 +351,14 @@ pub fn plan_delete(current: &Object, now: SimTime, grace: Option<i64>, propagati
         meta.generation = Some(meta.generation.unwrap_or(1) + 1);
     }
     DeletePlan::Mark(Box::new(marked))
+}
+
+/// A namespace is only removed once its spec.finalizers (`kubernetes`) are gone too.
+pub fn spec_finalizers_done(obj: &Object) -> bool {
+    match obj {
+        Object::Namespace(ns) => ns.spec.as_ref().and_then(|s| s.finalizers.as_ref()).is_none_or(Vec::is_empty),
+        _ => true,
+    }
 }
 
 /// The binding subresource: set `spec.nodeName` and the PodScheduled condition, once.

@@ -5,6 +5,7 @@
 //! Counterpart: `cmd/kube-controller-manager`, `pkg/controller/*`.
 
 pub mod daemonset;
+pub mod namespace;
 pub mod serviceaccount;
 
 use std::collections::BTreeMap;
@@ -81,6 +82,19 @@ impl Cx<'_, '_> {
         self.call(req, tag);
     }
 
+    /// Lists every object of `kind` in `namespace` from etcd (not the cache); the list comes back with `tag`.
+    pub fn list_in(&mut self, kind: Kind, namespace: &str, tag: u64) {
+        let req = ApiRequest::new(Credentials::Anonymous, Verb::List, kind.info()).namespace(Some(namespace));
+        self.call(req, tag);
+    }
+
+    /// Replaces `obj` through one of its subresources (`finalize`, `status`).
+    pub fn update_subresource(&mut self, obj: Object, subresource: &str, tag: u64) {
+        let name = obj.name().to_string();
+        let req = Cx::request(Verb::Update, &obj).name(&name).subresource(subresource).body(obj);
+        self.call(req, tag);
+    }
+
     /// Replaces the status of `obj`.
     pub fn update_status(&mut self, obj: Object, tag: u64) {
         let name = obj.name().to_string();
@@ -129,6 +143,7 @@ impl ControllerManager {
     pub fn new(server: ComponentId) -> ControllerManager {
         let loops: Vec<Box<dyn Controller>> = vec![
             Box::new(daemonset::DaemonSetController::default()),
+            Box::new(namespace::NamespaceController::default()),
             Box::new(serviceaccount::ServiceAccountController),
         ];
         ControllerManager::with_loops(server, loops)
