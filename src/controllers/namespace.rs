@@ -89,7 +89,7 @@ impl Controller for NamespaceController {
     fn on_synced(&mut self, cx: &mut Cx) {
         for ns in cx.list(Kind::Namespace) {
             if terminating(&ns) {
-                self.sweep(&ns.name().to_string(), cx);
+                self.sweep(ns.name(), cx);
             }
         }
     }
@@ -97,7 +97,7 @@ impl Controller for NamespaceController {
     fn on_change(&mut self, _kind: Kind, change: &Change, cx: &mut Cx) {
         match change {
             Change::Added(ns) | Change::Modified { new: ns, .. } if terminating(ns) => {
-                self.sweep(&ns.name().to_string(), cx)
+                self.sweep(ns.name(), cx)
             }
             Change::Deleted(ns) => {
                 self.sweeps.remove(ns.name());
