@@ -6,6 +6,7 @@ mod config_auth;
 mod controllers;
 mod create_verbs;
 mod determinism;
+mod drain;
 mod edit_verbs;
 mod rollout;
 mod scenarios;

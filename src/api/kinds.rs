@@ -128,6 +128,7 @@ macro_rules! kinds {
 
 kinds! {
     Binding(core::Binding) = "bindings", "binding", [], "", "v1", namespaced: true, etcd: "bindings", stored: false, all: false;
+    Eviction(policy::Eviction) = "evictions", "eviction", [], "policy", "v1", namespaced: true, etcd: "evictions", stored: false, all: false;
     ConfigMap(core::ConfigMap) = "configmaps", "configmap", ["cm"], "", "v1", namespaced: true, etcd: "configmaps", stored: true, all: false;
     Endpoints(core::Endpoints) = "endpoints", "endpoints", ["ep"], "", "v1", namespaced: true, etcd: "services/endpoints", stored: true, all: false;
     Event(core::Event) = "events", "event", ["ev"], "", "v1", namespaced: true, etcd: "events", stored: true, all: false;

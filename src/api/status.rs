@@ -22,6 +22,7 @@ pub enum Reason {
     MethodNotAllowed,
     NotAcceptable,
     RequestEntityTooLarge,
+    TooManyRequests,
     InternalError,
     ServiceUnavailable,
     Timeout,
@@ -43,6 +44,7 @@ impl Reason {
             Reason::MethodNotAllowed => "MethodNotAllowed",
             Reason::NotAcceptable => "NotAcceptable",
             Reason::RequestEntityTooLarge => "RequestEntityTooLarge",
+            Reason::TooManyRequests => "TooManyRequests",
             Reason::InternalError => "InternalError",
             Reason::ServiceUnavailable => "ServiceUnavailable",
             Reason::Timeout => "Timeout",
@@ -101,6 +103,11 @@ impl Status {
     /// 401 from the authentication filter; the body's message is just `Unauthorized`.
     pub fn unauthorized() -> Status {
         Status::new(401, Reason::Unauthorized, "Unauthorized")
+    }
+
+    /// 429 from the eviction subresource when a PodDisruptionBudget allows no more disruptions.
+    pub fn too_many_requests(message: impl Into<String>) -> Status {
+        Status::new(429, Reason::TooManyRequests, message)
     }
 
     /// `pods "x" not found` (resource qualified with its group).

@@ -13,6 +13,7 @@ pub mod authz;
 pub mod cache;
 pub mod cel;
 pub mod defaults;
+pub mod eviction;
 pub mod registry;
 pub mod review;
 pub mod validation;
@@ -559,6 +560,27 @@ impl ApiServer {
             };
             let bound = registry::bind(&current, &node)?;
             return Ok(self.guarded_put(&current, bound));
+        }
+        if req.verb == Verb::Create && req.subresource.as_deref() == Some("eviction") {
+            let current = current.ok_or_else(|| Status::not_found("pods", &name))?;
+            if let Some(message) = eviction::blocked_by_budget(&current, &self.cache) {
+                return Err(Status::too_many_requests(message));
+            }
+            let grace = match req.body.as_ref() {
+                Some(Object::Eviction(e)) => e.delete_options.as_ref().and_then(|o| o.grace_period_seconds),
+                _ => None,
+            };
+            return Ok(match registry::plan_delete(&current, now, grace, None) {
+                DeletePlan::Remove => {
+                    let key = current.key();
+                    (
+                        registry::guarded_txn(&key, current.resource_version(), Op::Delete { key: key.clone() }),
+                        Some(current),
+                        true,
+                    )
+                }
+                DeletePlan::Mark(marked) => self.guarded_put(&current, *marked),
+            });
         }
         match req.verb {
             Verb::Create => {

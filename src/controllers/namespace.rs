@@ -96,9 +96,7 @@ impl Controller for NamespaceController {
 
     fn on_change(&mut self, _kind: Kind, change: &Change, cx: &mut Cx) {
         match change {
-            Change::Added(ns) | Change::Modified { new: ns, .. } if terminating(ns) => {
-                self.sweep(ns.name(), cx)
-            }
+            Change::Added(ns) | Change::Modified { new: ns, .. } if terminating(ns) => self.sweep(ns.name(), cx),
             Change::Deleted(ns) => {
                 self.sweeps.remove(ns.name());
             }

@@ -10,6 +10,7 @@ pub mod config;
 pub mod create;
 pub mod delete;
 pub mod describe;
+pub mod drain;
 pub mod events;
 pub mod explain;
 pub mod expose;
@@ -107,6 +108,7 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
         "describe" => describe::describe(&ctx).await,
         "events" => events::events(&ctx).await,
         "rollout" => rollout::rollout(&ctx).await,
+        "drain" => drain::drain(&ctx).await,
         "run" => run::run(&ctx).await,
         "expose" => expose::expose(&ctx).await,
         "scale" => scale::scale(&ctx).await,

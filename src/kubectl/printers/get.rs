@@ -328,6 +328,7 @@ fn columns(kind: Kind) -> Vec<Col> {
             vec![NAME, c("PolicyName"), c("ParamRef"), c("Age")]
         }
         Kind::Binding
+        | Kind::Eviction
         | Kind::SelfSubjectReview
         | Kind::SelfSubjectAccessReview
         | Kind::SelfSubjectRulesReview
@@ -641,6 +642,7 @@ fn cells(obj: &Object, kind: Kind, now: SimTime) -> Vec<String> {
             vec![name_of(&b.metadata), spec.policy_name.clone().unwrap_or_default(), param, meta_age(&b.metadata, now)]
         }
         Object::Binding(_)
+        | Object::Eviction(_)
         | Object::SelfSubjectReview(_)
         | Object::SelfSubjectAccessReview(_)
         | Object::SelfSubjectRulesReview(_)
