@@ -129,7 +129,8 @@ pub fn services_for(cx: &Cx, pods: &[&Object]) -> BTreeSet<String> {
     for svc in cx.list(Kind::Service) {
         let Some(s) = service_of(&svc) else { continue };
         let Some(selector) = managed_selector(s) else { continue };
-        if pods.iter().any(|p| p.namespace() == svc.namespace() && selector_matches(selector, p.meta().labels.as_ref())) {
+        if pods.iter().any(|p| p.namespace() == svc.namespace() && selector_matches(selector, p.meta().labels.as_ref()))
+        {
             out.insert(svc.ns_name());
         }
     }
@@ -196,7 +197,12 @@ impl Writes {
 
     /// The answer to a write: the service it was for, and whether it failed (retry later). A create's
     /// object stays "unseen" until the informer has it (`cached`: it already does).
-    pub fn answered(&mut self, tag: u64, result: &Result<ApiResponse, ClientError>, cached: bool) -> (Option<String>, bool) {
+    pub fn answered(
+        &mut self,
+        tag: u64,
+        result: &Result<ApiResponse, ClientError>,
+        cached: bool,
+    ) -> (Option<String>, bool) {
         let Some((service, create)) = self.tags.remove(&tag) else { return (None, false) };
         match result {
             Ok(ApiResponse::Object(o)) => {

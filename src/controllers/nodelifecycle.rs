@@ -119,7 +119,10 @@ fn current_lifecycle_taints(node: &Node) -> Vec<(String, String)> {
         .as_ref()
         .and_then(|s| s.taints.as_ref())
         .map(|ts| {
-            ts.iter().filter(|t| is_lifecycle_taint(&t.key, &t.effect)).map(|t| (t.key.clone(), t.effect.clone())).collect()
+            ts.iter()
+                .filter(|t| is_lifecycle_taint(&t.key, &t.effect))
+                .map(|t| (t.key.clone(), t.effect.clone()))
+                .collect()
         })
         .unwrap_or_default();
     v.sort();
@@ -164,7 +167,9 @@ impl NodeLifecycleController {
         let Some(node) = as_node(obj) else { return };
         let name = node.metadata.name.clone().unwrap_or_default();
         let ready = condition(node, "Ready").map(|c| c.status.as_str());
-        let mut wanted = wanted_taints(ready);
+        // NoSchedule first, then NoExecute: the order they are added in.
+        let in_order = wanted_taints(ready);
+        let mut wanted = in_order.clone();
         wanted.sort();
         let current = current_lifecycle_taints(node);
         if current == wanted {
@@ -183,7 +188,7 @@ impl NodeLifecycleController {
             }
             taints.push(serde_json::to_value(t).unwrap_or(Value::Null));
         }
-        for (key, effect) in &wanted {
+        for (key, effect) in &in_order {
             if !current.contains(&(key.clone(), effect.clone())) {
                 taints.push(json!({"key": key, "effect": effect, "timeAdded": now}));
             }
@@ -227,7 +232,12 @@ impl NodeLifecycleController {
             let Some(node) = as_node(&obj) else { continue };
             let name = node.metadata.name.clone().unwrap_or_default();
             if self.known.insert(name.clone()) {
-                cx.event(&obj, "Normal", "RegisteredNode", &format!("Node {name} event: Registered Node {name} in Controller"));
+                cx.event(
+                    &obj,
+                    "Normal",
+                    "RegisteredNode",
+                    &format!("Node {name} event: Registered Node {name} in Controller"),
+                );
             }
             let Some(health) = self.health.get(&name) else { continue };
             let observed = condition(node, "Ready").map(|c| c.status.clone());
@@ -344,7 +354,12 @@ impl Controller for NodeLifecycleController {
         }
     }
 
-    fn on_answer(&mut self, _tag: u64, result: &Result<crate::api::ApiResponse, crate::client::ClientError>, _cx: &mut Cx) {
+    fn on_answer(
+        &mut self,
+        _tag: u64,
+        result: &Result<crate::api::ApiResponse, crate::client::ClientError>,
+        _cx: &mut Cx,
+    ) {
         if !matches!(result, Ok(crate::api::ApiResponse::Object(_))) {
             // A write failed: forget what is in flight so the next pass asks again.
             self.pending_taints.clear();

@@ -113,7 +113,9 @@ impl TaintEvictionController {
         cx.event(obj, "Normal", "TaintManagerEviction", &format!("Marking for deletion Pod {key}"));
         let already = pod.status.as_ref().and_then(|s| s.conditions.as_ref()).is_some_and(|cs| {
             cs.iter().any(|c| {
-                c.type_ == "DisruptionTarget" && c.status == "True" && c.reason.as_deref() == Some("DeletionByTaintManager")
+                c.type_ == "DisruptionTarget"
+                    && c.status == "True"
+                    && c.reason.as_deref() == Some("DeletionByTaintManager")
             })
         });
         if !already {
@@ -199,10 +201,9 @@ impl Controller for TaintEvictionController {
             (Kind::Node, Change::Added(n)) => self.process_node(n.name(), cx),
             (Kind::Node, Change::Modified { old, new }) => {
                 let taints = |o: &Object| match o {
-                    Object::Node(n) => no_execute_taints(n)
-                        .into_iter()
-                        .map(|t| (t.key, t.value, t.effect))
-                        .collect::<BTreeSet<_>>(),
+                    Object::Node(n) => {
+                        no_execute_taints(n).into_iter().map(|t| (t.key, t.value, t.effect)).collect::<BTreeSet<_>>()
+                    }
                     _ => BTreeSet::new(),
                 };
                 if taints(old) != taints(new) {
