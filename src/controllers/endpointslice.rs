@@ -458,3 +458,73 @@ impl Controller for EndpointSliceController {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::api::core::v1::{Container, ContainerPort, PodSpec, ServiceSpec};
+
+    fn pod_with_port(name: &str, number: i32) -> Pod {
+        Pod {
+            spec: Some(PodSpec {
+                containers: vec![Container {
+                    name: "c".into(),
+                    ports: Some(vec![ContainerPort {
+                        name: Some(name.into()),
+                        container_port: number,
+                        ..Default::default()
+                    }]),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    fn port(target: Option<IntOrString>) -> ServicePort {
+        ServicePort { name: Some("web".into()), port: 80, target_port: target, ..Default::default() }
+    }
+
+    #[test]
+    fn target_ports_resolve_by_number_by_name_or_not_at_all() {
+        let pod = pod_with_port("http", 8080);
+        assert_eq!(resolve_port(&pod, &port(None)), Some(80));
+        assert_eq!(resolve_port(&pod, &port(Some(IntOrString::Int(9000)))), Some(9000));
+        assert_eq!(resolve_port(&pod, &port(Some(IntOrString::String("http".into())))), Some(8080));
+        assert_eq!(resolve_port(&pod, &port(Some(IntOrString::String("metrics".into())))), None);
+        let mut udp = port(Some(IntOrString::String("http".into())));
+        udp.protocol = Some("UDP".into());
+        assert_eq!(resolve_port(&pod, &udp), None);
+    }
+
+    #[test]
+    fn only_pods_with_an_ip_that_are_not_finished_are_endpoints() {
+        let mut pod = pod_with_port("http", 8080);
+        assert!(!should_be_in_endpoints(&pod, true));
+        pod.status = Some(crate::api::api::core::v1::PodStatus {
+            pod_ip: Some("10.244.1.5".into()),
+            phase: Some("Running".into()),
+            ..Default::default()
+        });
+        assert!(should_be_in_endpoints(&pod, true));
+        pod.metadata.deletion_timestamp = Some(crate::apiserver::registry::k8s_time(crate::sim::SimTime(0)));
+        assert!(should_be_in_endpoints(&pod, true));
+        assert!(!should_be_in_endpoints(&pod, false));
+        pod.metadata.deletion_timestamp = None;
+        pod.status.as_mut().unwrap().phase = Some("Succeeded".into());
+        assert!(!should_be_in_endpoints(&pod, true));
+    }
+
+    #[test]
+    fn headless_services_mark_their_endpoint_objects() {
+        let svc = Service {
+            metadata: ObjectMeta { labels: Some(BTreeMap::from([("a".into(), "b".into())])), ..Default::default() },
+            spec: Some(ServiceSpec { cluster_ip: Some("None".into()), ..Default::default() }),
+            ..Default::default()
+        };
+        let labels = copied_labels(&svc);
+        assert_eq!(labels.get(LABEL_HEADLESS).map(String::as_str), Some(""));
+        assert_eq!(labels.get("a").map(String::as_str), Some("b"));
+    }
+}

@@ -367,3 +367,46 @@ impl Controller for NodeLifecycleController {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ready_condition_decides_the_taints() {
+        let both = |k: &str| vec![(k.to_string(), "NoSchedule".to_string()), (k.to_string(), "NoExecute".to_string())];
+        assert_eq!(wanted_taints(Some("Unknown")), both(TAINT_UNREACHABLE));
+        assert_eq!(wanted_taints(Some("False")), both(TAINT_NOT_READY));
+        assert!(wanted_taints(Some("True")).is_empty());
+        assert!(wanted_taints(None).is_empty());
+        assert!(is_lifecycle_taint(TAINT_UNREACHABLE, "NoExecute"));
+        assert!(!is_lifecycle_taint("node.kubernetes.io/unschedulable", "NoSchedule"));
+    }
+
+    #[test]
+    fn a_lease_opens_the_gate_and_each_renewal_restarts_the_grace_period() {
+        let mut c = NodeLifecycleController::default();
+        let lease = |renew: &str| {
+            Object::Lease(
+                serde_json::from_value(json!({
+                    "metadata": {"name": "node02", "namespace": LEASE_NAMESPACE},
+                    "spec": {"renewTime": renew},
+                }))
+                .unwrap(),
+            )
+        };
+        assert!(c.health.is_empty());
+        c.observe_lease(&lease("2025-09-01T00:00:10.000000Z"), SimTime(10_000));
+        assert_eq!(c.health["node02"].probe, SimTime(10_000));
+        c.observe_lease(&lease("2025-09-01T00:00:10.000000Z"), SimTime(15_000));
+        assert_eq!(c.health["node02"].probe, SimTime(10_000));
+        c.observe_lease(&lease("2025-09-01T00:00:20.000000Z"), SimTime(20_000));
+        assert_eq!(c.health["node02"].probe, SimTime(20_000));
+        let other: Object = Object::Lease(
+            serde_json::from_value(json!({"metadata": {"name": "kube-scheduler", "namespace": "kube-system"}}))
+                .unwrap(),
+        );
+        c.observe_lease(&other, SimTime(25_000));
+        assert_eq!(c.health.len(), 1);
+    }
+}

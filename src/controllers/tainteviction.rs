@@ -233,3 +233,66 @@ impl Controller for TaintEvictionController {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn taint(key: &str, value: Option<&str>) -> Taint {
+        Taint { key: key.into(), value: value.map(str::to_string), effect: "NoExecute".into(), time_added: None }
+    }
+
+    fn toleration(
+        key: Option<&str>,
+        op: &str,
+        value: Option<&str>,
+        effect: Option<&str>,
+        secs: Option<i64>,
+    ) -> Toleration {
+        Toleration {
+            key: key.map(str::to_string),
+            operator: Some(op.into()),
+            value: value.map(str::to_string),
+            effect: effect.map(str::to_string),
+            toleration_seconds: secs,
+        }
+    }
+
+    fn pod(tolerations: Vec<Toleration>) -> Pod {
+        Pod {
+            spec: Some(crate::api::api::core::v1::PodSpec { tolerations: Some(tolerations), ..Default::default() }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_toleration_matches_by_key_operator_value_and_effect() {
+        let unreachable = taint("node.kubernetes.io/unreachable", None);
+        assert!(tolerates(
+            &toleration(Some("node.kubernetes.io/unreachable"), "Exists", None, None, None),
+            &unreachable
+        ));
+        assert!(tolerates(&toleration(None, "Exists", None, None, None), &unreachable));
+        assert!(!tolerates(&toleration(Some("other"), "Exists", None, None, None), &unreachable));
+        assert!(!tolerates(
+            &toleration(Some("node.kubernetes.io/unreachable"), "Exists", None, Some("NoSchedule"), None),
+            &unreachable
+        ));
+        let gpu = taint("gpu", Some("a100"));
+        assert!(tolerates(&toleration(Some("gpu"), "Equal", Some("a100"), None, None), &gpu));
+        assert!(!tolerates(&toleration(Some("gpu"), "Equal", Some("t4"), None, None), &gpu));
+    }
+
+    #[test]
+    fn the_shortest_toleration_seconds_decides_and_none_means_forever() {
+        let taints = [taint("node.kubernetes.io/unreachable", None)];
+        let defaults =
+            pod(vec![toleration(Some("node.kubernetes.io/unreachable"), "Exists", None, Some("NoExecute"), Some(300))]);
+        assert_eq!(toleration_time(&defaults, &taints), Some(Some(300)));
+        let forever = pod(vec![toleration(None, "Exists", None, Some("NoExecute"), None)]);
+        assert_eq!(toleration_time(&forever, &taints), Some(None));
+        let zero = pod(vec![toleration(None, "Exists", None, None, Some(0))]);
+        assert_eq!(toleration_time(&zero, &taints), Some(Some(0)));
+        assert_eq!(toleration_time(&pod(vec![]), &taints), None);
+    }
+}
