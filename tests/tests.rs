@@ -8,6 +8,7 @@ mod create_verbs;
 mod determinism;
 mod drain;
 mod edit_verbs;
+mod nodelifecycle;
 mod rollout;
 mod scenarios;
 mod scheduler;

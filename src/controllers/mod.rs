@@ -5,8 +5,12 @@
 //! Counterpart: `cmd/kube-controller-manager`, `pkg/controller/*`.
 
 pub mod daemonset;
+pub mod endpoints;
+pub mod endpointslice;
 pub mod namespace;
+pub mod nodelifecycle;
 pub mod serviceaccount;
+pub mod tainteviction;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -26,6 +30,8 @@ pub trait Controller {
     fn name(&self) -> &'static str;
     /// The kinds it watches.
     fn kinds(&self) -> &'static [Kind];
+    /// The process (re)started: forget what the previous incarnation remembered.
+    fn on_start(&mut self) {}
     /// Called once every informer has listed (and again after each relist of a kind it watches).
     fn on_synced(&mut self, _cx: &mut Cx) {}
     /// A change to an object of one of its kinds.
@@ -142,9 +148,13 @@ pub struct ControllerManager {
 impl ControllerManager {
     pub fn new(server: ComponentId) -> ControllerManager {
         let loops: Vec<Box<dyn Controller>> = vec![
+            Box::new(serviceaccount::ServiceAccountController),
             Box::new(daemonset::DaemonSetController::default()),
             Box::new(namespace::NamespaceController::default()),
-            Box::new(serviceaccount::ServiceAccountController),
+            Box::new(nodelifecycle::NodeLifecycleController::default()),
+            Box::new(tainteviction::TaintEvictionController::default()),
+            Box::new(endpointslice::EndpointSliceController::default()),
+            Box::new(endpoints::EndpointsController::default()),
         ];
         ControllerManager::with_loops(server, loops)
     }
@@ -163,6 +173,9 @@ impl ControllerManager {
     }
 
     pub fn on_start(&mut self, ctx: &mut Ctx) {
+        for l in &mut self.loops {
+            l.on_start();
+        }
         self.conn.start(ctx);
     }
 
