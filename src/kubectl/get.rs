@@ -42,6 +42,9 @@ pub async fn get(ctx: &Context) -> Result<(), Failure> {
             }
         }
     }
+    if let Some(field) = ctx.args.get(&["sort-by"]) {
+        objects = sort_by(objects, field)?;
+    }
     let format = printers::output::OutputFormat::parse(ctx.args.get(&["o", "output"]).unwrap_or(""))
         .map_err(|e| Failure(format!("error: {e}")))?;
     if objects.is_empty() && names.is_empty() {
@@ -78,4 +81,21 @@ pub async fn get(ctx: &Context) -> Result<(), Failure> {
         }
         None => Ok(()),
     }
+}
+
+/// `--sort-by=<jsonpath>`: objects ordered by the field's value (numbers numerically, anything else as text,
+/// which orders RFC 3339 timestamps by time); objects without the field come first, as kubectl puts them.
+fn sort_by(objects: Vec<Arc<Object>>, field: &str) -> Result<Vec<Arc<Object>>, Failure> {
+    let template = if field.starts_with('{') { field.to_string() } else { format!("{{{field}}}") };
+    let path = printers::jsonpath::JsonPath::parse(&template).map_err(|e| Failure(format!("error: {e}")))?;
+    let mut keyed: Vec<(String, Arc<Object>)> =
+        objects.into_iter().map(|o| (path.execute(&o.to_json(), true).unwrap_or_default(), o)).collect();
+    if !keyed.is_empty() && keyed.iter().all(|(k, _)| k.is_empty()) {
+        return Err(Failure(format!("error: couldn't find any field with path {template:?} in the list of objects")));
+    }
+    keyed.sort_by(|(a, _), (b, _)| match (a.parse::<f64>(), b.parse::<f64>()) {
+        (Ok(x), Ok(y)) => x.total_cmp(&y),
+        _ => a.cmp(b),
+    });
+    Ok(keyed.into_iter().map(|(_, o)| o).collect())
 }
