@@ -86,3 +86,17 @@ fn kubectl_events_lists_the_schedulers_events_oldest_first() {
     let (warnings, _) = kubectl(&mut c, "events --types=Warning --for pod/big");
     assert_eq!(warnings.lines().count(), 2, "{warnings}");
 }
+
+#[test]
+fn the_events_k8s_io_api_serves_the_same_events_converted() {
+    let mut c = Cluster::new_default(1);
+    apply(&mut c, &pod("a", "", "100m"));
+    c.advance_ms(1_000);
+    let (out, code) = kubectl(&mut c, "get events.events.k8s.io -o 'jsonpath={range.items[?(@.reason==\"Scheduled\")]}{.regarding.name}:{.note}{end}'");
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.starts_with("a:Successfully assigned default/a to node0"), "{out}");
+    let event = "apiVersion: events.k8s.io/v1\nkind: Event\nmetadata: {name: manual.1}\neventTime: \"2025-09-01T00:00:01.000000Z\"\nreportingController: example.com/test\nreportingInstance: test-1\naction: Testing\nreason: Manual\ntype: Normal\nnote: written through events.k8s.io\nregarding: {kind: Pod, name: a, namespace: default}\n";
+    assert_eq!(apply(&mut c, event), ("event.events.k8s.io/manual.1 created\n".into(), Some(0)));
+    let (core, _) = kubectl(&mut c, "get events --field-selector reason=Manual -o jsonpath={.items[0].message}");
+    assert_eq!(core, "written through events.k8s.io");
+}

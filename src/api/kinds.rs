@@ -95,7 +95,7 @@ macro_rules! kinds {
 
         impl Kind {
             pub fn name(self) -> &'static str {
-                match self { $( Kind::$variant => stringify!($variant), )* }
+                match self { $( Kind::$variant => kind_string(stringify!($variant)), )* }
             }
         }
 
@@ -155,6 +155,7 @@ kinds! {
     CronJob(batch::CronJob) = "cronjobs", "cronjob", ["cj"], "batch", "v1", namespaced: true, etcd: "cronjobs", stored: true, all: true;
     Job(batch::Job) = "jobs", "job", [], "batch", "v1", namespaced: true, etcd: "jobs", stored: true, all: true;
     Lease(coordination::Lease) = "leases", "lease", [], "coordination.k8s.io", "v1", namespaced: true, etcd: "leases", stored: true, all: false;
+    EventV1(k8s_openapi::api::events::v1::Event) = "events", "event", ["ev"], "events.k8s.io", "v1", namespaced: true, etcd: "events", stored: true, all: false;
     EndpointSlice(discovery::EndpointSlice) = "endpointslices", "endpointslice", [], "discovery.k8s.io", "v1", namespaced: true, etcd: "endpointslices", stored: true, all: false;
     Ingress(networking::Ingress) = "ingresses", "ingress", ["ing"], "networking.k8s.io", "v1", namespaced: true, etcd: "ingress", stored: true, all: false;
     NetworkPolicy(networking::NetworkPolicy) = "networkpolicies", "networkpolicy", ["netpol"], "networking.k8s.io", "v1", namespaced: true, etcd: "networkpolicies", stored: true, all: false;
@@ -168,6 +169,15 @@ kinds! {
     SelfSubjectReview(authentication::SelfSubjectReview) = "selfsubjectreviews", "selfsubjectreview", [], "authentication.k8s.io", "v1", namespaced: false, etcd: "", stored: false, all: false;
     SelfSubjectAccessReview(authorization::SelfSubjectAccessReview) = "selfsubjectaccessreviews", "selfsubjectaccessreview", [], "authorization.k8s.io", "v1", namespaced: false, etcd: "", stored: false, all: false;
     SelfSubjectRulesReview(authorization::SelfSubjectRulesReview) = "selfsubjectrulesreviews", "selfsubjectrulesreview", [], "authorization.k8s.io", "v1", namespaced: false, etcd: "", stored: false, all: false;
+}
+
+/// The Kubernetes kind a variant stands for: the variant's name, except where two API groups share a kind
+/// (`EventV1` is the `Event` of events.k8s.io).
+const fn kind_string(variant: &'static str) -> &'static str {
+    match variant.as_bytes() {
+        b"EventV1" => "Event",
+        _ => variant,
+    }
 }
 
 impl Kind {

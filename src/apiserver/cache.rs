@@ -38,6 +38,8 @@ pub struct Watcher {
     pub labels: LabelSelector,
     pub fields: FieldSelector,
     pub bookmarks: bool,
+    /// The client watches `events.events.k8s.io`: core Events are converted before they are sent.
+    pub events_v1: bool,
 }
 
 impl Watcher {

@@ -95,6 +95,8 @@ pub struct ApiServer {
     next_watch_id: u64,
     last_compaction_mark: u64,
     log: RequestLog,
+    /// Requests made through `events.k8s.io/v1`, whose answers are converted from the stored core Events.
+    v1_events: std::collections::BTreeSet<(ComponentId, u64)>,
     /// Where ClusterIPs come from (10.96.0.0/12 by default) and where `kubernetes` sits (first address).
     pub service_cidr_base: [u8; 4],
 }
@@ -116,6 +118,7 @@ impl ApiServer {
             next_watch_id: 1,
             last_compaction_mark: 0,
             log: RequestLog::default(),
+            v1_events: std::collections::BTreeSet::new(),
             service_cidr_base: [10, 96, 0, 0],
         }
     }
@@ -127,6 +130,28 @@ impl ApiServer {
     /// The request log: each request's path through the handler chain.
     pub fn requests(&self) -> &RequestLog {
         &self.log
+    }
+
+    /// A request to `events.k8s.io/v1` is served by the core Event storage: its body is converted now and
+    /// its answer on the way out.
+    fn events_v1_request(
+        &mut self,
+        client: ComponentId,
+        request_id: u64,
+        mut req: ApiRequest,
+    ) -> Result<ApiRequest, Status> {
+        if req.resource.kind != Kind::EventV1 {
+            return Ok(req);
+        }
+        self.v1_events.insert((client, request_id));
+        if let Some(raw) = req.raw_body.take() {
+            req.body = Some(crate::api::manifest::decode_strict(&raw)?);
+        }
+        if let Some(Object::EventV1(e)) = &req.body {
+            req.body = Some(Object::Event(crate::api::events::to_core(e)));
+        }
+        req.resource = Kind::Event.info();
+        Ok(req)
     }
 
     /// Answers a request and closes its record: the stages after authorization follow from the answer.
@@ -172,6 +197,8 @@ impl ApiServer {
             }
         }
         self.log.close(client, request_id, code, revision);
+        let response =
+            if self.v1_events.remove(&(client, request_id)) { events_v1_response(response) } else { response };
         reply_warned(ctx, client, request_id, response, warnings);
     }
 
@@ -374,6 +401,10 @@ impl ApiServer {
                 ApiResponse::Error(Status::forbidden(&resource, shown, &detail)),
             );
         }
+        let req = match self.events_v1_request(client, request_id, req) {
+            Ok(r) => r,
+            Err(status) => return self.respond(ctx, client, request_id, ApiResponse::Error(status)),
+        };
         if review::is_review(&req) {
             let response = review::answer(&user, &req, &self.cache);
             return self.respond(ctx, client, request_id, response);
@@ -466,13 +497,15 @@ impl ApiServer {
             labels,
             fields: fields.clone(),
             bookmarks: req.params.allow_bookmarks,
+            events_v1: self.v1_events.contains(&(client, request_id)),
         };
+        let v1 = watcher.events_v1;
         self.respond(ctx, client, request_id, ApiResponse::WatchStarted { watch_id });
         match req.params.resource_version.as_deref().unwrap_or("") {
             "" | "0" => {
                 for o in self.list_from_cache(&req) {
                     let rv = o.resource_version();
-                    send_event(ctx, client, watch_id, WatchEventType::Added, Some(o), rv);
+                    send_event(ctx, client, watch_id, WatchEventType::Added, shown(v1, Some(o)), rv);
                 }
             }
             rv => {
@@ -482,7 +515,7 @@ impl ApiServer {
                         for e in events {
                             if let Some(t) = watcher.event_for(e.old.as_deref(), e.new.as_deref()) {
                                 let obj = if t == WatchEventType::Deleted { e.old.clone() } else { e.new.clone() };
-                                send_event(ctx, client, watch_id, t, obj, e.revision);
+                                send_event(ctx, client, watch_id, t, shown(v1, obj), e.revision);
                             }
                         }
                     }
@@ -956,7 +989,7 @@ impl ApiServer {
                     (WatchEventType::Deleted, Some(o)) => Some(with_rv(&o, event.revision)),
                     (_, o) => o,
                 };
-                send_event(ctx, w.client, id, t, obj, event.revision);
+                send_event(ctx, w.client, id, t, shown(w.events_v1, obj), event.revision);
             }
         }
     }
@@ -972,6 +1005,32 @@ fn is_namespace_miss(status: &Status, op: &WriteOp) -> bool {
         && !op.namespace_confirmed
         && status.code == 404
         && status.message == format!("namespaces {ns:?} not found")
+}
+
+/// The object as a watcher of `events.k8s.io` sees it.
+fn shown(events_v1: bool, obj: Option<Arc<Object>>) -> Option<Arc<Object>> {
+    match obj {
+        Some(o) if events_v1 => Some(Arc::new(crate::api::events::as_v1(&o))),
+        other => other,
+    }
+}
+
+fn events_v1_response(response: ApiResponse) -> ApiResponse {
+    match response {
+        ApiResponse::Object(o) => ApiResponse::Object(Arc::new(crate::api::events::as_v1(&o))),
+        ApiResponse::List { items, resource_version } => ApiResponse::List {
+            items: items.iter().map(|o| Arc::new(crate::api::events::as_v1(o))).collect(),
+            resource_version,
+        },
+        // Messages name the resource the client asked for (`events.events.k8s.io "x" not found`).
+        ApiResponse::Error(mut status) => {
+            if let Some(rest) = status.message.strip_prefix("events ") {
+                status.message = format!("events.events.k8s.io {rest}");
+            }
+            ApiResponse::Error(status)
+        }
+        other => other,
+    }
 }
 
 fn with_rv(o: &Object, rv: u64) -> Arc<Object> {

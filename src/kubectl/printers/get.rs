@@ -249,7 +249,7 @@ fn columns(kind: Kind) -> Vec<Col> {
             w("Kernel-Version"),
             w("Container-Runtime"),
         ],
-        Kind::Event => vec![
+        Kind::Event | Kind::EventV1 => vec![
             c("Last Seen"),
             c("Type"),
             c("Reason"),
@@ -489,6 +489,7 @@ fn cells(obj: &Object, kind: Kind, now: SimTime) -> Vec<String> {
         Object::EndpointSlice(es) => endpoint_slice_cells(es, now),
         Object::Node(n) => node_cells(n, now),
         Object::Event(e) => event_cells(e, now),
+        Object::EventV1(e) => event_cells(&crate::api::events::to_core(e), now),
         Object::Namespace(ns) => vec![
             name_of(&ns.metadata),
             ns.status.as_ref().and_then(|s| s.phase.clone()).unwrap_or_default(),
