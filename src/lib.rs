@@ -16,5 +16,6 @@ pub mod kubectl;
 pub mod scenario;
 pub mod sim;
 pub mod view;
+pub mod workload;
 
 pub use cluster::Cluster;

@@ -202,6 +202,11 @@ impl ProcessHost {
         self.processes.get(&pid).map(|p| ProcessStatus { output: p.shared.borrow().output.clone(), exit: p.exit })
     }
 
+    /// Whether process `pid` has exited, and how (None: still running; unknown pids count as exited with 1).
+    pub fn exit_code(&self, pid: u64) -> Option<i32> {
+        self.processes.get(&pid).map_or(Some(1), |p| p.exit)
+    }
+
     /// Takes the output written since the last call (for streaming to a terminal).
     pub fn take_output(&mut self, pid: u64) -> String {
         self.processes.get(&pid).map(|p| std::mem::take(&mut p.shared.borrow_mut().output)).unwrap_or_default()

@@ -327,6 +327,42 @@ impl Cluster {
         }
     }
 
+    /// Runs the simulation until every process of `spawned` exits or `limit_ms` of simulated time pass; the
+    /// results are in the order of `spawned`.
+    pub fn run_until_all_exit(&mut self, spawned: &[(u64, u64)], limit_ms: u64) -> Vec<CommandResult> {
+        let deadline = self.kernel.now().plus_ms(limit_ms);
+        // Processes are checked in order; one that exited stays exited, so each is passed once.
+        let mut waiting = 0;
+        while waiting < spawned.len() {
+            let exited = self.host().is_none_or(|h| h.exit_code(spawned[waiting].0).is_some());
+            if exited {
+                waiting += 1;
+                continue;
+            }
+            match self.kernel.next_time() {
+                Some(t) if t <= deadline => {
+                    self.step();
+                }
+                _ => {
+                    self.kernel.advance_to(deadline);
+                    break;
+                }
+            }
+        }
+        spawned
+            .iter()
+            .map(|&(pid, chain)| {
+                let status = self.process_status(pid).unwrap_or(ProcessStatus { output: String::new(), exit: Some(1) });
+                if status.exit.is_some() {
+                    if let Component::Host(h) = &mut self.components[self.kubectl.0 as usize] {
+                        h.forget(pid);
+                    }
+                }
+                CommandResult { output: status.output, exit: status.exit, chain }
+            })
+            .collect()
+    }
+
     /// Runs one kubectl command line as the current user until it exits or `limit_ms` pass.
     pub fn kubectl(&mut self, line: &str, stdin: Option<String>, limit_ms: u64) -> CommandResult {
         let inv = crate::kubectl::Invocation { line: line.to_string(), namespace: self.namespace.clone(), stdin };
