@@ -12,7 +12,7 @@ const USAGE: &str = "usage:
   kubeglass shell [FILE]         an interactive prompt: kubectl commands, stop/start/crash NAME, wait DURATION, steps
   kubeglass url FILE             print the share-link fragment (#s=...) of a scenario
   kubeglass decode URL           print the scenario a share link holds
-  kubeglass bench [--nodes N] [--pods N] [--creates N] [--workers N] [--watchers N]
+  kubeglass bench [--nodes N] [--pods N] [--creates N] [--workers N] [--watchers N] [--puts N] [--fanout-puts N]
                                  time the engine: etcd puts and watch fan-out, building a cluster of N nodes,
                                  filling it with pods through the apiserver, then pod creates per second";
 
@@ -150,10 +150,20 @@ struct BenchArgs {
     creates: usize,
     workers: usize,
     watchers: usize,
+    puts: usize,
+    fanout_puts: usize,
 }
 
 fn bench_args(words: &[&str]) -> Result<BenchArgs, String> {
-    let mut a = BenchArgs { nodes: 5_000, pods: 150_000, creates: 5_000, workers: 32, watchers: 100 };
+    let mut a = BenchArgs {
+        nodes: 5_000,
+        pods: 150_000,
+        creates: 5_000,
+        workers: 32,
+        watchers: 100,
+        puts: 100_000,
+        fanout_puts: 2_000,
+    };
     let mut i = 0;
     while i < words.len() {
         let (flag, inline) = match words[i].split_once('=') {
@@ -174,6 +184,8 @@ fn bench_args(words: &[&str]) -> Result<BenchArgs, String> {
             "--creates" => a.creates = n,
             "--workers" => a.workers = n.max(1),
             "--watchers" => a.watchers = n,
+            "--puts" => a.puts = n,
+            "--fanout-puts" => a.fanout_puts = n,
             other => return Err(format!("unknown flag {other}")),
         }
         i += 1;
@@ -203,7 +215,7 @@ fn bench(words: &[&str]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let puts = 100_000;
+    let puts = a.puts as u64;
     let started = Instant::now();
     let mut store = kubeglass::etcd::store::Store::new();
     let value = std::sync::Arc::new(workload::pod("default", "p", None));
@@ -217,7 +229,7 @@ fn bench(words: &[&str]) -> ExitCode {
 
     let started = Instant::now();
     let mut fanout = workload::EtcdFanout::new(a.watchers, 1);
-    let fan_puts = 2_000;
+    let fan_puts = a.fanout_puts;
     fanout.put_pods(fan_puts);
     let t = started.elapsed();
     println!(
