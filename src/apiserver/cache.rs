@@ -90,6 +90,11 @@ impl WatchCache {
         self.revision
     }
 
+    /// Moves the revision forward without a change (an etcd progress notification).
+    pub fn advance(&mut self, revision: u64) {
+        self.revision = self.revision.max(revision);
+    }
+
     /// Replaces the whole content (after the initial list from etcd at `revision`).
     pub fn reset(&mut self, revision: u64, objects: impl IntoIterator<Item = Arc<Object>>) {
         self.objects.clear();

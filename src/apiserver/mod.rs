@@ -34,8 +34,14 @@ pub const BOOKMARK_INTERVAL_MS: u64 = 60_000;
 /// Attempts of an unconditional update before giving up on a hot key.
 const WRITE_ATTEMPTS_MAX: u8 = 5;
 
+/// How long a consistent list waits for the watch cache to catch up before it is read from etcd instead
+/// (the cacher's `blockTimeout`).
+pub const CONSISTENT_LIST_WAIT_MS: u64 = 3_000;
+
 const TIMER_COMPACT: u64 = 1;
 const TIMER_BOOKMARK: u64 = 2;
+/// Timers above this are consistent lists giving up on the cache: `TIMER_LIST_WAIT + park id`.
+const TIMER_LIST_WAIT: u64 = 1 << 32;
 
 /// A write in progress: the request, who asked, and what was prepared on the first attempt.
 #[derive(Debug, Clone)]
@@ -66,6 +72,22 @@ enum Pending {
     NamespaceLookup {
         op: Box<WriteOp>,
     },
+    /// A consistent list asked etcd for its current revision; it is served from the watch cache once the
+    /// cache has caught up with that revision.
+    ConsistentList {
+        client: ComponentId,
+        request_id: u64,
+        req: Box<ApiRequest>,
+    },
+}
+
+/// A consistent list waiting for the watch cache to reach `revision`.
+#[derive(Debug, Clone)]
+struct ParkedList {
+    revision: u64,
+    client: ComponentId,
+    request_id: u64,
+    req: Box<ApiRequest>,
 }
 
 /// The apiserver process.
@@ -83,6 +105,8 @@ pub struct ApiServer {
     etcd_watch: Option<u64>,
     next_watch_id: u64,
     last_compaction_mark: u64,
+    parked_lists: BTreeMap<u64, ParkedList>,
+    next_park_id: u64,
     /// Where ClusterIPs come from (10.96.0.0/12 by default) and where `kubernetes` sits (first address).
     pub service_cidr_base: [u8; 4],
 }
@@ -103,6 +127,8 @@ impl ApiServer {
             etcd_watch: None,
             next_watch_id: 1,
             last_compaction_mark: 0,
+            parked_lists: BTreeMap::new(),
+            next_park_id: 1,
             service_cidr_base: [10, 96, 0, 0],
         }
     }
@@ -121,6 +147,7 @@ impl ApiServer {
         self.synced = false;
         self.held.clear();
         self.pending.clear();
+        self.parked_lists.clear();
         self.etcd_watch = None;
         self.send_etcd(ctx, Pending::InitialList, Txn::range("/registry/", true));
         ctx.timer(COMPACTION_INTERVAL_MS, TIMER_COMPACT);
@@ -141,6 +168,14 @@ impl ApiServer {
                 self.send_bookmarks(ctx);
                 ctx.timer(BOOKMARK_INTERVAL_MS, TIMER_BOOKMARK);
             }
+            t if t > TIMER_LIST_WAIT => {
+                // The cache did not catch up in time: read the list from etcd after all.
+                if let Some(p) = self.parked_lists.remove(&(t - TIMER_LIST_WAIT)) {
+                    let txn = Txn::range(&p.req.resource.prefix(p.req.namespace.as_deref()), true);
+                    let pending = Pending::Read { client: p.client, request_id: p.request_id, req: p.req };
+                    self.send_etcd(ctx, pending, txn);
+                }
+            }
             _ => {}
         }
     }
@@ -160,6 +195,13 @@ impl ApiServer {
             Payload::Etcd(EtcdMessage::WatchEvents { events, .. }) => {
                 for e in events {
                     self.on_etcd_event(ctx, e);
+                }
+                self.serve_parked_lists(ctx);
+            }
+            Payload::Etcd(EtcdMessage::WatchProgressNotify { watch_id, revision }) => {
+                if Some(watch_id) == self.etcd_watch {
+                    self.cache.advance(revision);
+                    self.serve_parked_lists(ctx);
                 }
             }
             Payload::Etcd(EtcdMessage::WatchCanceled { .. }) => self.on_start(ctx),
@@ -224,7 +266,9 @@ impl ApiServer {
     fn fail_pending(&mut self, ctx: &mut Ctx, pending: Pending, status: Status) {
         match pending {
             Pending::InitialList => {}
-            Pending::Read { client, request_id, .. } => reply(ctx, client, request_id, ApiResponse::Error(status)),
+            Pending::Read { client, request_id, .. } | Pending::ConsistentList { client, request_id, .. } => {
+                reply(ctx, client, request_id, ApiResponse::Error(status))
+            }
             Pending::Write { op, .. } | Pending::NamespaceLookup { op } => {
                 reply(ctx, op.client, op.request_id, ApiResponse::Error(status))
             }
@@ -310,6 +354,13 @@ impl ApiServer {
             };
             return reply(ctx, client, request_id, response);
         }
+        if req.verb == Verb::List && req.params.resource_version.as_deref().unwrap_or("").is_empty() {
+            // Consistent reads from cache (KEP-2340, on by default since v1.31): a quorum read of the
+            // resource's prefix key gives etcd's current revision, and the list is served from the watch
+            // cache once the cache has seen that revision. Consistent gets still read etcd.
+            let txn = Txn::range(&req.resource.prefix(req.namespace.as_deref()), false);
+            return self.send_etcd(ctx, Pending::ConsistentList { client, request_id, req: Box::new(req) }, txn);
+        }
         let txn = match (&req.verb, &req.name) {
             (Verb::Get, Some(name)) => Txn::range(&req.resource.key(req.namespace.as_deref(), name), false),
             _ => Txn::range(&req.resource.prefix(req.namespace.as_deref()), true),
@@ -329,6 +380,23 @@ impl ApiServer {
             .filter(|o| req.namespace.as_deref().is_none_or(|ns| o.namespace() == Some(ns)))
             .filter(|o| labels.matches(o.meta().labels.as_ref()) && fields.matches(o))
             .collect()
+    }
+
+    fn reply_list_from_cache(&self, ctx: &mut Ctx, client: ComponentId, request_id: u64, req: &ApiRequest) {
+        let items = self.list_from_cache(req);
+        reply(ctx, client, request_id, ApiResponse::List { items, resource_version: self.cache.revision() });
+    }
+
+    /// Serves the consistent lists whose revision the cache has now reached.
+    fn serve_parked_lists(&mut self, ctx: &mut Ctx) {
+        let reached = self.cache.revision();
+        let ready: Vec<u64> =
+            self.parked_lists.iter().filter(|(_, p)| p.revision <= reached).map(|(id, _)| *id).collect();
+        for id in ready {
+            if let Some(p) = self.parked_lists.remove(&id) {
+                self.reply_list_from_cache(ctx, p.client, p.request_id, &p.req);
+            }
+        }
     }
 
     fn watch(&mut self, ctx: &mut Ctx, client: ComponentId, request_id: u64, req: ApiRequest) {
@@ -658,6 +726,19 @@ impl ApiServer {
                     }
                 };
                 reply(ctx, client, request_id, answer);
+            }
+            Pending::ConsistentList { client, request_id, req } => {
+                if self.cache.revision() >= response.revision {
+                    return self.reply_list_from_cache(ctx, client, request_id, &req);
+                }
+                let id = self.next_park_id;
+                self.next_park_id += 1;
+                self.parked_lists.insert(id, ParkedList { revision: response.revision, client, request_id, req });
+                ctx.timer_in_chain(CONSISTENT_LIST_WAIT_MS, TIMER_LIST_WAIT + id);
+                if let Some(watch_id) = self.etcd_watch {
+                    // Writes outside /registry/ (etcdctl) move the revision without a watch event.
+                    ctx.send(self.etcd_endpoint(), Payload::Etcd(EtcdMessage::WatchProgress { watch_id }));
+                }
             }
             Pending::NamespaceLookup { mut op } => {
                 let ns = op.req.namespace.clone().unwrap_or_default();

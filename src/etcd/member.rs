@@ -314,7 +314,11 @@ impl EtcdMember {
                 self.client_watch(ctx, from, watch_id, prefix, start_revision)
             }
             EtcdMessage::Compact { revision } => self.client_compact(ctx, revision),
-            EtcdMessage::TxnResult { .. } | EtcdMessage::WatchEvents { .. } | EtcdMessage::WatchCanceled { .. } => {}
+            EtcdMessage::WatchProgress { watch_id } => self.client_watch_progress(ctx, from, watch_id),
+            EtcdMessage::TxnResult { .. }
+            | EtcdMessage::WatchEvents { .. }
+            | EtcdMessage::WatchCanceled { .. }
+            | EtcdMessage::WatchProgressNotify { .. } => {}
             raft => self.on_raft(ctx, raft),
         }
     }
@@ -388,6 +392,15 @@ impl EtcdMember {
             },
         };
         ctx.send(client, Payload::Etcd(reply));
+    }
+
+    /// A progress notification: watches stream each revision as it is applied, so every event up to the
+    /// store's revision has been sent (on the same connection, hence delivered before this reply).
+    fn client_watch_progress(&mut self, ctx: &mut Ctx, client: ComponentId, watch_id: u64) {
+        if self.watches.contains_key(&(client, watch_id)) {
+            let msg = EtcdMessage::WatchProgressNotify { watch_id, revision: self.store.revision() };
+            ctx.send(client, Payload::Etcd(msg));
+        }
     }
 
     /// Applies every committed entry not yet applied, answering this member's clients and feeding watches.

@@ -164,6 +164,11 @@ pub enum EtcdMessage {
     WatchEvents { watch_id: u64, events: Vec<Event> },
     /// Member → client: the watch cannot start that early (history compacted).
     WatchCanceled { watch_id: u64, compact_revision: u64 },
+    /// Client → member: ask for a progress notification on a watch (etcd's `WatchProgressRequest`).
+    WatchProgress { watch_id: u64 },
+    /// Member → client: every event up to `revision` has been sent on this watch (a progress notification: an
+    /// empty watch response whose header carries the store's current revision).
+    WatchProgressNotify { watch_id: u64, revision: u64 },
     /// Client → member: compact history up to `revision` (the apiserver does it every 5 minutes).
     Compact { revision: u64 },
     /// Raft: follower forwards a client proposal to the leader.
@@ -209,6 +214,8 @@ impl EtcdMessage {
                 format!("etcd watch {kind}")
             }
             EtcdMessage::WatchCanceled { .. } => "etcd watch canceled".into(),
+            EtcdMessage::WatchProgress { .. } => "etcd watch progress request".into(),
+            EtcdMessage::WatchProgressNotify { revision, .. } => format!("etcd watch progress rev {revision}"),
             EtcdMessage::Compact { revision } => format!("etcd compact {revision}"),
             EtcdMessage::Propose { .. } => "raft propose".into(),
             EtcdMessage::AppendEntries { entries, .. } => {
@@ -240,6 +247,7 @@ impl EtcdMessage {
             EtcdMessage::TxnResult { result: Ok(r), .. } => Some(r.revision),
             EtcdMessage::WatchEvents { events, .. } => events.last().map(|e| e.kv.mod_revision),
             EtcdMessage::InstallSnapshot { snapshot, .. } => Some(snapshot.revision),
+            EtcdMessage::WatchProgressNotify { revision, .. } => Some(*revision),
             _ => None,
         }
     }
