@@ -50,8 +50,9 @@ struct WriteOp {
     request_id: u64,
     req: ApiRequest,
     attempts: u8,
-    /// For creates: the admitted, validated object (name, uid and timestamps set).
-    prepared: Option<Object>,
+    /// For creates: the admitted, validated object (name, uid and timestamps set; no resourceVersion, so it
+    /// is also the value etcd stores).
+    prepared: Option<Arc<Object>>,
     /// The request's namespace exists in etcd although the cache has not seen it yet.
     namespace_confirmed: bool,
 }
@@ -500,8 +501,8 @@ impl ApiServer {
                 let obj = match op.prepared.clone() {
                     Some(o) => o,
                     None => {
-                        let o = self.prepare_create(now, req, op.namespace_confirmed)?;
-                        op.prepared = Some(o.clone());
+                        let o = Arc::new(self.prepare_create(now, req, op.namespace_confirmed)?);
+                        op.prepared = Some(Arc::clone(&o));
                         o
                     }
                 };
@@ -509,7 +510,7 @@ impl ApiServer {
                     return Err(Status::already_exists(&qualified, obj.name()));
                 }
                 let key = obj.key();
-                Ok((registry::create_txn(&key, obj.clone()), Some(Arc::new(obj)), false))
+                Ok((registry::create_txn(&key, Arc::clone(&obj)), Some(obj), false))
             }
             Verb::Update | Verb::Patch => {
                 let current = current.ok_or_else(|| Status::not_found(&qualified, &name))?;
@@ -568,14 +569,17 @@ impl ApiServer {
         }
     }
 
+    /// An update guarded by the current version; the stored value (without resourceVersion) is also what the
+    /// write answers with, once the new revision is filled in.
     fn guarded_put(&self, current: &Object, new: Object) -> (Txn, Option<Arc<Object>>, bool) {
         let key = current.key();
+        let value = registry::for_storage(new);
         let txn = registry::guarded_txn(
             &key,
             current.resource_version(),
-            Op::Put { key: key.clone(), value: registry::for_storage(new.clone()) },
+            Op::Put { key: key.clone(), value: Arc::clone(&value) },
         );
-        (txn, Some(Arc::new(new)), false)
+        (txn, Some(value), false)
     }
 
     /// Decode, default, name, admit (mutating), validate, admit (validating), and fill in server fields.
@@ -755,12 +759,8 @@ impl ApiServer {
             }
             Pending::Write { op, written } => {
                 if response.succeeded {
-                    let mut obj = written.map(|w| w.as_ref().clone());
-                    if let Some(o) = obj.as_mut() {
-                        o.meta_mut().resource_version = Some(response.revision.to_string());
-                    }
-                    let answer = match obj {
-                        Some(o) => ApiResponse::Object(Arc::new(o)),
+                    let answer = match written {
+                        Some(w) => ApiResponse::Object(self.as_written(&w, response.revision)),
                         None => ApiResponse::Error(Status::internal("write produced no object")),
                     };
                     return reply(ctx, op.client, op.request_id, answer);
@@ -779,6 +779,17 @@ impl ApiServer {
                 }
                 self.attempt_write(ctx, *op, current);
             }
+        }
+    }
+
+    /// The object a successful write answers with: `written` at `revision`. The etcd member streams a write's
+    /// watch event before its result, so the cache usually holds that very version already and it is shared
+    /// instead of copied.
+    fn as_written(&self, written: &Arc<Object>, revision: u64) -> Arc<Object> {
+        let ns = written.namespace();
+        match self.cache.get(written.kind(), ns, written.name()) {
+            Some(cached) if cached.resource_version() == revision && cached.meta().uid == written.meta().uid => cached,
+            _ => with_rv(written, revision),
         }
     }
 
