@@ -231,6 +231,13 @@ impl WatchCache {
         }
     }
 
+    /// Removes every client watch, returning (watch id, client) pairs.
+    pub fn drain_watchers(&mut self) -> Vec<(u64, ComponentId)> {
+        self.by_kind.clear();
+        self.by_node.clear();
+        std::mem::take(&mut self.watchers).into_iter().map(|(id, w)| (id, w.client)).collect()
+    }
+
     /// Drops every watch of a client (its connection is gone).
     pub fn remove_client(&mut self, client: ComponentId) {
         let ids: Vec<u64> = self.watchers.iter().filter(|(_, w)| w.client == client).map(|(id, _)| *id).collect();

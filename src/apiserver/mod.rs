@@ -145,14 +145,37 @@ impl ApiServer {
     /// A (re)start: memory is gone; list everything from etcd, then watch from there.
     pub fn on_start(&mut self, ctx: &mut Ctx) {
         self.cache = WatchCache::default();
-        self.synced = false;
         self.held.clear();
         self.pending.clear();
         self.parked_lists.clear();
-        self.etcd_watch = None;
-        self.send_etcd(ctx, Pending::InitialList, Txn::range("/registry/", true));
+        self.relist(ctx);
         ctx.timer(COMPACTION_INTERVAL_MS, TIMER_COMPACT);
         ctx.timer(BOOKMARK_INTERVAL_MS, TIMER_BOOKMARK);
+    }
+
+    /// Rebuilds the watch cache from a fresh list of etcd (at start, and when the etcd watch is canceled
+    /// because the revisions it wanted are compacted — after an etcd restore with `--mark-compacted`, for
+    /// one). The list's revision may be lower than what the cache had seen (a restored backup): the cache
+    /// simply takes it. Requests keep arriving meanwhile and wait for the list; writes and reads already sent
+    /// to etcd still get their answers. Client watches end, as the cacher's do when it reinitializes, and
+    /// their clients re-watch (each gets a 410 Expired event, as a reflector would on a resourceVersion that
+    /// no longer exists).
+    fn relist(&mut self, ctx: &mut Ctx) {
+        let revision = self.cache.revision();
+        for (watch_id, client) in self.cache.drain_watchers() {
+            let event = WatchEvent {
+                kind: WatchEventType::Error,
+                object: None,
+                resource_version: revision,
+                status: Some(Status::expired(revision, revision + 1)),
+            };
+            ctx.send(client, Payload::WatchEvent { watch_id, event: Box::new(event) });
+        }
+        self.synced = false;
+        self.etcd_watch = None;
+        self.last_compaction_mark = 0;
+        self.pending.retain(|_, (p, _)| !matches!(p, Pending::InitialList));
+        self.send_etcd(ctx, Pending::InitialList, Txn::range("/registry/", true));
     }
 
     pub fn on_timer(&mut self, ctx: &mut Ctx, token: u64) {
@@ -199,13 +222,15 @@ impl ApiServer {
                 }
                 self.serve_parked_lists(ctx);
             }
-            Payload::Etcd(EtcdMessage::WatchProgressNotify { watch_id, revision }) => {
-                if Some(watch_id) == self.etcd_watch {
-                    self.cache.advance(revision);
-                    self.serve_parked_lists(ctx);
-                }
+            Payload::Etcd(EtcdMessage::WatchProgressNotify { watch_id, revision })
+                if Some(watch_id) == self.etcd_watch =>
+            {
+                self.cache.advance(revision);
+                self.serve_parked_lists(ctx);
             }
-            Payload::Etcd(EtcdMessage::WatchCanceled { .. }) => self.on_start(ctx),
+            Payload::Etcd(EtcdMessage::WatchCanceled { watch_id, .. }) if Some(watch_id) == self.etcd_watch => {
+                self.relist(ctx)
+            }
             Payload::ConnectionRefused { request_id } => self.retry_elsewhere(ctx, request_id),
             Payload::Disconnected { peer, .. } => {
                 if self.etcd.contains(&peer) {
