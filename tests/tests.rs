@@ -2,6 +2,7 @@
 
 mod apiserver_path;
 mod determinism;
+mod etcdctl;
 
 use kubeglass::cluster::Cluster;
 

@@ -196,6 +196,16 @@ impl EtcdMember {
         }
     }
 
+    /// Replaces this (stopped) member's data directory with one restored from a snapshot (`etcdutl snapshot
+    /// restore`): a new single-history cluster whose store holds the snapshot's keys. Term, log and votes start
+    /// over as for a fresh cluster (member 0 leads), so every member must be restored from the same snapshot.
+    pub fn restore_data(&mut self, restored: Store) {
+        let (max, retain) = (self.log_max, self.log_retain);
+        *self = EtcdMember::new(self.index, self.members.clone(), self.index == 0);
+        self.set_log_limits(max, retain);
+        self.store = restored;
+    }
+
     /// Changes when applied log entries are dropped (`max` entries kept before trimming down to `retain`).
     pub fn set_log_limits(&mut self, max: usize, retain: usize) {
         self.log_max = max.max(1);
@@ -315,7 +325,22 @@ impl EtcdMember {
             }
             EtcdMessage::Compact { revision } => self.client_compact(ctx, revision),
             EtcdMessage::WatchProgress { watch_id } => self.client_watch_progress(ctx, from, watch_id),
+            EtcdMessage::Status { request_id } => {
+                let status = Box::new(self.status());
+                ctx.send(from, Payload::Etcd(EtcdMessage::StatusResult { request_id, status }));
+            }
+            EtcdMessage::MemberList { request_id } => {
+                let members = (0..self.members.len() as u32).collect();
+                ctx.send(from, Payload::Etcd(EtcdMessage::MemberListResult { request_id, members }));
+            }
+            EtcdMessage::SnapshotSave { request_id } => {
+                let snapshot = Box::new(self.store.snapshot());
+                ctx.send(from, Payload::Etcd(EtcdMessage::SnapshotData { request_id, snapshot }));
+            }
             EtcdMessage::TxnResult { .. }
+            | EtcdMessage::StatusResult { .. }
+            | EtcdMessage::MemberListResult { .. }
+            | EtcdMessage::SnapshotData { .. }
             | EtcdMessage::WatchEvents { .. }
             | EtcdMessage::WatchCanceled { .. }
             | EtcdMessage::WatchProgressNotify { .. } => {}

@@ -169,6 +169,18 @@ pub enum EtcdMessage {
     /// Member → client: every event up to `revision` has been sent on this watch (a progress notification: an
     /// empty watch response whose header carries the store's current revision).
     WatchProgressNotify { watch_id: u64, revision: u64 },
+    /// Client → member: this member's status (etcd's Maintenance `Status`, answered locally).
+    Status { request_id: u64 },
+    /// Member → client.
+    StatusResult { request_id: u64, status: Box<member::MemberStatus> },
+    /// Client → member: the cluster's members (etcd's Cluster `MemberList`), by index.
+    MemberList { request_id: u64 },
+    /// Member → client.
+    MemberListResult { request_id: u64, members: Vec<u32> },
+    /// Client → member: the member's whole store (etcd's Maintenance `Snapshot` stream, here in one piece).
+    SnapshotSave { request_id: u64 },
+    /// Member → client.
+    SnapshotData { request_id: u64, snapshot: Box<store::Snapshot> },
     /// Client → member: compact history up to `revision` (the apiserver does it every 5 minutes).
     Compact { revision: u64 },
     /// Raft: follower forwards a client proposal to the leader.
@@ -215,6 +227,12 @@ impl EtcdMessage {
             }
             EtcdMessage::WatchCanceled { .. } => "etcd watch canceled".into(),
             EtcdMessage::WatchProgress { .. } => "etcd watch progress request".into(),
+            EtcdMessage::Status { .. } => "etcd status".into(),
+            EtcdMessage::StatusResult { status, .. } => format!("etcd status rev {}", status.revision),
+            EtcdMessage::MemberList { .. } => "etcd member list".into(),
+            EtcdMessage::MemberListResult { members, .. } => format!("etcd {} members", members.len()),
+            EtcdMessage::SnapshotSave { .. } => "etcd snapshot".into(),
+            EtcdMessage::SnapshotData { snapshot, .. } => format!("etcd snapshot rev {}", snapshot.revision),
             EtcdMessage::WatchProgressNotify { revision, .. } => format!("etcd watch progress rev {revision}"),
             EtcdMessage::Compact { revision } => format!("etcd compact {revision}"),
             EtcdMessage::Propose { .. } => "raft propose".into(),
@@ -248,6 +266,19 @@ impl EtcdMessage {
             EtcdMessage::WatchEvents { events, .. } => events.last().map(|e| e.kv.mod_revision),
             EtcdMessage::InstallSnapshot { snapshot, .. } => Some(snapshot.revision),
             EtcdMessage::WatchProgressNotify { revision, .. } => Some(*revision),
+            EtcdMessage::SnapshotData { snapshot, .. } => Some(snapshot.revision),
+            EtcdMessage::StatusResult { status, .. } => Some(status.revision),
+            _ => None,
+        }
+    }
+
+    /// The request a reply answers.
+    pub fn reply_to(&self) -> Option<u64> {
+        match self {
+            EtcdMessage::TxnResult { request_id, .. }
+            | EtcdMessage::StatusResult { request_id, .. }
+            | EtcdMessage::MemberListResult { request_id, .. }
+            | EtcdMessage::SnapshotData { request_id, .. } => Some(*request_id),
             _ => None,
         }
     }
@@ -255,7 +286,10 @@ impl EtcdMessage {
     /// Requests a client sends and waits on (a refused one fails at once).
     pub fn request_id(&self) -> Option<u64> {
         match self {
-            EtcdMessage::Txn { request_id, .. } => Some(*request_id),
+            EtcdMessage::Txn { request_id, .. }
+            | EtcdMessage::Status { request_id }
+            | EtcdMessage::MemberList { request_id }
+            | EtcdMessage::SnapshotSave { request_id } => Some(*request_id),
             EtcdMessage::Watch { watch_id, .. } => Some(*watch_id),
             _ => None,
         }

@@ -200,6 +200,15 @@ impl Store {
         Snapshot { keys: self.keys.clone(), revision: self.revision, compact_revision: self.compact_revision }
     }
 
+    /// What `etcdutl snapshot restore` builds: the snapshot's keys at its revision, or `bump` revisions later
+    /// (`--bump-revision`); with `mark_compacted` (`--mark-compacted`) everything up to the new revision counts
+    /// as compacted, so watches that had seen later revisions are canceled instead of waiting silently.
+    pub fn from_backup(snapshot: Snapshot, bump: u64, mark_compacted: bool) -> Store {
+        let revision = snapshot.revision.max(1).saturating_add(bump);
+        let compact_revision = if mark_compacted { revision } else { snapshot.compact_revision };
+        Store { keys: snapshot.keys, revision, compact_revision, history: VecDeque::new() }
+    }
+
     /// A store holding exactly the snapshot's keys at its revision. The snapshot carries no history, so the
     /// restored store's compact revision is the snapshot revision: older watches are told they were compacted.
     pub fn restore(snapshot: Snapshot) -> Store {
@@ -401,6 +410,20 @@ mod tests {
         assert_eq!(store.compact(100), Ok(6));
         assert_eq!(store.history_len(), 0);
         assert_eq!(store.len(), 1);
+    }
+
+    #[test]
+    fn a_backup_restored_with_a_revision_bump_and_compaction_cancels_older_watches() {
+        let mut store = Store::new();
+        store.apply(&txn(vec![put("/a")]));
+        let snap = store.snapshot();
+        let plain = Store::from_backup(snap.clone(), 0, false);
+        assert_eq!((plain.revision(), plain.compact_revision()), (2, 0));
+        assert_eq!(plain.events_since("/", 50), Ok(vec![]));
+        let bumped = Store::from_backup(snap, 1000, true);
+        assert_eq!((bumped.revision(), bumped.compact_revision()), (1002, 1002));
+        assert!(bumped.events_since("/", 50).is_err());
+        assert_eq!(bumped.get("/a").map(|kv| kv.mod_revision), Some(2));
     }
 
     #[test]
