@@ -74,6 +74,24 @@ fn get_of_one_key_prints_the_key_then_the_stored_object_as_json_without_a_resour
 }
 
 #[test]
+fn get_at_an_older_revision_shows_the_object_before_it_changed_and_compacted_revisions_fail() {
+    let mut c = Cluster::new_default(1);
+    apply(&mut c, CONFIGMAP);
+    let key = "/registry/configmaps/default/added-later";
+    let (out, _) = sh(&mut c, &format!("etcdctl get {key}"));
+    let before: serde_json::Value = serde_json::from_str(out.lines().nth(1).unwrap()).unwrap();
+    let rev = c.etcd_member(0).unwrap().store().revision();
+    apply(&mut c, &CONFIGMAP.replace("k: v", "k: changed"));
+    let (out, code) = sh(&mut c, &format!("etcdctl get {key} --rev={rev}"));
+    assert_eq!(code, Some(0), "{out}");
+    let then: serde_json::Value = serde_json::from_str(out.lines().nth(1).unwrap()).unwrap();
+    assert_eq!(then["data"]["k"], "v");
+    assert_eq!(then, before);
+    let (out, code) = sh(&mut c, &format!("etcdctl get {key} --rev=999999"));
+    assert_eq!((out.as_str(), code), ("Error: etcdserver: mvcc: required revision is a future revision\n", Some(1)));
+}
+
+#[test]
 fn endpoint_status_reports_version_leader_and_raft_figures() {
     let mut c = Cluster::new_default(1);
     let (out, code) = sh(&mut c, "etcdctl endpoint status");

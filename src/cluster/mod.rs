@@ -148,7 +148,7 @@ impl Cluster {
         }
         c.kubectl = c.reserve("kubectl", "client", None);
         c.components[c.kubectl.0 as usize] = Component::Host(Box::new(ProcessHost::new(c.apiserver)));
-        c.shell = c.reserve(&format!("{cp}/shell"), "node", Some(&cp));
+        c.shell = c.reserve(&format!("{cp}/shell"), "client", Some(&cp));
         c.components[c.shell.0 as usize] = Component::Host(Box::new(ProcessHost::new(c.apiserver)));
         for i in 0..c.components.len() {
             c.dispatch(ComponentId(i as u32), 0, |comp, ctx| comp.on_start(ctx));

@@ -333,6 +333,10 @@ impl EtcdMember {
                 let members = (0..self.members.len() as u32).collect();
                 ctx.send(from, Payload::Etcd(EtcdMessage::MemberListResult { request_id, members }));
             }
+            EtcdMessage::RangeAt { request_id, key, prefix, revision } => {
+                let result = self.store.range_at(&key, prefix, revision);
+                ctx.send(from, Payload::Etcd(EtcdMessage::RangeAtResult { request_id, result }));
+            }
             EtcdMessage::SnapshotSave { request_id } => {
                 let snapshot = Box::new(self.store.snapshot());
                 ctx.send(from, Payload::Etcd(EtcdMessage::SnapshotData { request_id, snapshot }));
@@ -340,6 +344,7 @@ impl EtcdMember {
             EtcdMessage::TxnResult { .. }
             | EtcdMessage::StatusResult { .. }
             | EtcdMessage::MemberListResult { .. }
+            | EtcdMessage::RangeAtResult { .. }
             | EtcdMessage::SnapshotData { .. }
             | EtcdMessage::WatchEvents { .. }
             | EtcdMessage::WatchCanceled { .. }

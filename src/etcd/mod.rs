@@ -125,6 +125,8 @@ pub enum EtcdError {
     Compacted { compact_revision: u64 },
     /// `etcdserver: no leader`.
     NoLeader,
+    /// `mvcc: required revision is a future revision`.
+    FutureRevision,
 }
 
 impl std::fmt::Display for EtcdError {
@@ -133,6 +135,7 @@ impl std::fmt::Display for EtcdError {
             EtcdError::Timeout => f.write_str("etcdserver: request timed out"),
             EtcdError::Compacted { .. } => f.write_str("mvcc: required revision has been compacted"),
             EtcdError::NoLeader => f.write_str("etcdserver: no leader"),
+            EtcdError::FutureRevision => f.write_str("mvcc: required revision is a future revision"),
         }
     }
 }
@@ -173,6 +176,11 @@ pub enum EtcdMessage {
     Status { request_id: u64 },
     /// Member → client.
     StatusResult { request_id: u64, status: Box<member::MemberStatus> },
+    /// Client → member: a key or prefix as of an older revision (`etcdctl get --rev`), answered from this
+    /// member's store without going through Raft (a serializable read).
+    RangeAt { request_id: u64, key: String, prefix: bool, revision: u64 },
+    /// Member → client.
+    RangeAtResult { request_id: u64, result: Result<Vec<KeyValue>, EtcdError> },
     /// Client → member: the cluster's members (etcd's Cluster `MemberList`), by index.
     MemberList { request_id: u64 },
     /// Member → client.
@@ -230,6 +238,9 @@ impl EtcdMessage {
             EtcdMessage::Status { .. } => "etcd status".into(),
             EtcdMessage::StatusResult { status, .. } => format!("etcd status rev {}", status.revision),
             EtcdMessage::MemberList { .. } => "etcd member list".into(),
+            EtcdMessage::RangeAt { revision, .. } => format!("etcd range at rev {revision}"),
+            EtcdMessage::RangeAtResult { result: Ok(kvs), .. } => format!("etcd range {} keys", kvs.len()),
+            EtcdMessage::RangeAtResult { result: Err(e), .. } => e.to_string(),
             EtcdMessage::MemberListResult { members, .. } => format!("etcd {} members", members.len()),
             EtcdMessage::SnapshotSave { .. } => "etcd snapshot".into(),
             EtcdMessage::SnapshotData { snapshot, .. } => format!("etcd snapshot rev {}", snapshot.revision),
@@ -278,6 +289,7 @@ impl EtcdMessage {
             EtcdMessage::TxnResult { request_id, .. }
             | EtcdMessage::StatusResult { request_id, .. }
             | EtcdMessage::MemberListResult { request_id, .. }
+            | EtcdMessage::RangeAtResult { request_id, .. }
             | EtcdMessage::SnapshotData { request_id, .. } => Some(*request_id),
             _ => None,
         }
@@ -289,6 +301,7 @@ impl EtcdMessage {
             EtcdMessage::Txn { request_id, .. }
             | EtcdMessage::Status { request_id }
             | EtcdMessage::MemberList { request_id }
+            | EtcdMessage::RangeAt { request_id, .. }
             | EtcdMessage::SnapshotSave { request_id } => Some(*request_id),
             EtcdMessage::Watch { watch_id, .. } => Some(*watch_id),
             _ => None,

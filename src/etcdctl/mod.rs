@@ -3,7 +3,7 @@
 //! certificates are not checked). Output follows etcdctl v3.6's printers (`printer_simple.go`,
 //! `printer_table.go`, `ep_command.go`, `snapshot_command.go`).
 //!
-//! Commands: `get KEY [--prefix] [--keys-only] [--print-value-only]`, `put KEY VALUE`, `del KEY [--prefix]
+//! Commands: `get KEY [--prefix] [--keys-only] [--print-value-only] [--rev N]`, `put KEY VALUE`, `del KEY [--prefix]
 //! [--prev-kv]`, `member list [-w table]`, `endpoint status [-w table] [--cluster]`, `endpoint health
 //! [--cluster]`, `snapshot save FILE`, and `snapshot restore FILE [--data-dir DIR] [--bump-revision N
 //! --mark-compacted]` (etcdutl's; etcdctl v3.6 no longer has it, but v3.5's deprecated one is accepted).
@@ -12,7 +12,8 @@
 //! real apiserver stores protobuf, which etcdctl prints as binary); `put` accepts only a JSON Kubernetes object;
 //! the zap log lines etcdctl writes to stderr are left out, except etcdutl's restore lines; `DB SIZE` is an
 //! estimate from the number of keys; a member that does not answer fails after etcd's 7 s request timeout
-//! rather than etcdctl's 5 s command timeout; `--rev` reads are not supported yet.
+//! rather than etcdctl's 5 s command timeout; `get --rev` is answered by the member from its own store (a
+//! serializable read) instead of through Raft.
 
 mod table;
 
@@ -301,14 +302,30 @@ impl Ctl {
                 EXIT_BAD_ARGS,
             ));
         };
-        if self.line.get(&["rev"]).is_some() {
-            return Err(Failure("--rev: kubeglass's etcdctl reads only the current revision".into(), 4));
-        }
         if self.line.get(&["write-out", "w"]).is_some_and(|w| w != "simple") {
             return Err(Failure("kubeglass's etcdctl prints get in the simple format only".into(), 4));
         }
-        let resp = self.txn(Txn::range(key, self.line.has("prefix"))).await?;
+        let prefix = self.line.has("prefix");
         let keys_only = self.line.has("keys-only");
+        let rev = match self.line.get(&["rev"]) {
+            Some(v) => v.parse::<u64>().map_err(|_| error(format!("invalid argument {v:?} for \"--rev\" flag")))?,
+            None => 0,
+        };
+        if rev > 0 {
+            let kvs = match self
+                .request(|request_id| EtcdMessage::RangeAt { request_id, key: key.clone(), prefix, revision: rev })
+                .await?
+            {
+                EtcdMessage::RangeAtResult { result: Ok(kvs), .. } => kvs,
+                EtcdMessage::RangeAtResult { result: Err(e), .. } => return Err(error(format!("etcdserver: {e}"))),
+                _ => return Err(error("unexpected reply")),
+            };
+            for kv in &kvs {
+                self.print_kv(kv, keys_only);
+            }
+            return Ok(());
+        }
+        let resp = self.txn(Txn::range(key, prefix)).await?;
         for kv in range_kvs(&resp) {
             self.print_kv(kv, keys_only);
         }
