@@ -731,6 +731,7 @@ impl ApiServer {
                     Payload::Etcd(EtcdMessage::Watch { watch_id, prefix: "/registry/".into(), start_revision: start }),
                 );
                 self.synced = true;
+                self.serve_parked_lists(ctx);
                 for (client, id, req) in std::mem::take(&mut self.held) {
                     self.handle(ctx, client, id, req);
                 }
