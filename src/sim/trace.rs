@@ -4,8 +4,6 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use std::fmt::Write as _;
-
 use super::{ChainId, ComponentId, SimTime};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,17 +57,25 @@ impl Delivery {
     }
 }
 
-/// FNV-1a fed as text is written, so hashing a formatted line allocates nothing (same value as
-/// [`super::rng::fnv1a64`] over the whole text).
+/// FNV-1a over the fields of each delivery, fed in a fixed order: numbers as their little-endian bytes,
+/// texts as their bytes followed by a 0xff separator (never a byte of UTF-8), so no text is built to hash.
 struct Fnv(u64);
 
-impl std::fmt::Write for Fnv {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        for b in s.bytes() {
-            self.0 ^= u64::from(b);
+impl Fnv {
+    fn bytes(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= u64::from(*b);
             self.0 = self.0.wrapping_mul(0x0000_0100_0000_01B3);
         }
-        Ok(())
+    }
+
+    fn u64(&mut self, n: u64) {
+        self.bytes(&n.to_le_bytes());
+    }
+
+    fn text(&mut self, s: &str) {
+        self.bytes(s.as_bytes());
+        self.bytes(&[0xff]);
     }
 }
 
@@ -91,8 +97,15 @@ pub struct Trace {
 impl Trace {
     pub fn record(&mut self, d: Delivery) {
         let mut h = Fnv(0xcbf2_9ce4_8422_2325);
-        let _ = write!(h, "{:016x}", self.hash);
-        let _ = d.write_line(&mut h);
+        h.u64(self.hash);
+        h.u64(d.sent.ms());
+        h.u64(d.delivered.ms());
+        h.u64(u64::from(d.from.0) << 32 | u64::from(d.to.0));
+        h.bytes(&[d.outcome as u8]);
+        h.text(&d.label);
+        h.text(d.object.as_deref().unwrap_or("-"));
+        h.u64(d.revision.map_or(u64::MAX, |r| r));
+        h.u64(d.chain);
         self.hash = h.0;
         self.count += 1;
         if d.chain != 0 {
@@ -110,7 +123,8 @@ impl Trace {
         self.recent.push_back(d);
     }
 
-    /// A hash of every delivery so far, in order: equal for equal runs.
+    /// A hash of every delivery so far (each one's time, endpoints, outcome, label, object, revision and
+    /// chain), in order: equal for equal runs.
     pub fn hash(&self) -> u64 {
         self.hash
     }
@@ -131,10 +145,9 @@ impl Trace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::rng::fnv1a64;
 
     #[test]
-    fn the_running_hash_is_fnv_over_the_previous_hash_and_the_line() {
+    fn the_running_hash_covers_every_field_of_every_delivery_in_order() {
         let d = Delivery {
             id: 1,
             from: ComponentId(2),
@@ -148,13 +161,29 @@ mod tests {
             outcome: Outcome::Delivered,
         };
         assert_eq!(d.line(), "0 3 2->3 Delivered create pods default/web rev=42 chain=7");
-        let mut t = Trace::default();
-        t.record(d.clone());
-        assert_eq!(t.hash(), fnv1a64(format!("{:016x}{}", 0, d.line()).as_bytes()));
-        let before = t.hash();
-        let none = Delivery { revision: None, object: None, ..d };
-        assert_eq!(none.line(), "0 3 2->3 Delivered create pods - rev=- chain=7");
-        t.record(none.clone());
-        assert_eq!(t.hash(), fnv1a64(format!("{before:016x}{}", none.line()).as_bytes()));
+        let hash = |ds: &[Delivery]| {
+            let mut t = Trace::default();
+            ds.iter().for_each(|d| t.record(d.clone()));
+            t.hash()
+        };
+        let base = hash(std::slice::from_ref(&d));
+        assert_eq!(base, hash(std::slice::from_ref(&d)));
+        let variants = [
+            Delivery { revision: None, ..d.clone() },
+            Delivery { object: None, ..d.clone() },
+            Delivery { label: "create pod".into(), object: Some("sdefault/web".into()), ..d.clone() },
+            Delivery { to: ComponentId(4), ..d.clone() },
+            Delivery { outcome: Outcome::Dropped, ..d.clone() },
+            Delivery { chain: 8, ..d.clone() },
+        ];
+        for v in &variants {
+            assert_ne!(hash(std::slice::from_ref(v)), base, "{}", v.line());
+        }
+        let other = Delivery { chain: 9, ..d.clone() };
+        assert_ne!(hash(&[d.clone(), other.clone()]), hash(&[other, d.clone()]));
+        assert_eq!(
+            Delivery { revision: None, object: None, ..d }.line(),
+            "0 3 2->3 Delivered create pods - rev=- chain=7"
+        );
     }
 }
