@@ -9,7 +9,8 @@ use kubeglass::scenario::{self, runner};
 
 const USAGE: &str = "usage:
   kubeglass run FILE [--steps]   play a scenario; exit 0 when every expect holds, 1 when one fails, 2 when FILE is invalid
-  kubeglass shell [FILE]         an interactive prompt: kubectl commands, stop/start/crash NAME, wait DURATION, steps
+  kubeglass shell [FILE]         an interactive prompt: kubectl commands, etcdctl/etcdutl (on the control plane),
+                                 stop/start/crash NAME, wait DURATION, steps
   kubeglass url FILE             print the share-link fragment (#s=...) of a scenario
   kubeglass decode URL           print the scenario a share link holds
   kubeglass bench [--nodes N] [--pods N] [--creates N] [--workers N] [--watchers N] [--puts N] [--fanout-puts N]
@@ -95,6 +96,15 @@ fn shell(file: Option<&str>) -> ExitCode {
                 for f in kubeglass::view::steps::data_flow(cluster.kernel(), last_chain) {
                     println!("{}", f.line());
                 }
+                Ok(())
+            }
+            _ if kubeglass::etcdctl::command_words(line)
+                .is_ok_and(|w| matches!(w.first().map(String::as_str), Some("etcdctl" | "etcdutl"))) =>
+            {
+                let node = cluster.config().control_plane.name.clone();
+                let r = cluster.shell(&node, line, runner::COMMAND_LIMIT_MS);
+                last_chain = r.chain;
+                print!("{}", r.output);
                 Ok(())
             }
             _ => {

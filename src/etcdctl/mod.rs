@@ -578,7 +578,7 @@ impl Ctl {
         }
         let when = self.api.now().rfc3339();
         let fields = format!(
-            "{{\"path\": {path:?}, \"wal-dir\": \"{data_dir}/member/wal\", \"data-dir\": {data_dir:?}, \"snap-dir\": \"{data_dir}/member/snap\", \"initial-memory-map-size\": 0}}"
+            "{{\"path\": {path:?}, \"wal-dir\": \"{data_dir}/member/wal\", \"data-dir\": {data_dir:?}, \"snap-dir\": \"{data_dir}/member/snap\", \"initial-memory-map-size\": 10737418240}}"
         );
         self.api.print(&format!("{when}\tinfo\tsnapshot/v3_snapshot.go:305\trestoring snapshot\t{fields}\n"));
         if live {
