@@ -13,10 +13,12 @@ pub mod client;
 pub mod cluster;
 pub mod controllers;
 pub mod etcd;
+pub mod etcdctl;
 pub mod kubectl;
 pub mod scenario;
 pub mod scheduler;
 pub mod sim;
 pub mod view;
+pub mod workload;
 
 pub use cluster::Cluster;

@@ -9,9 +9,13 @@ use kubeglass::scenario::{self, runner};
 
 const USAGE: &str = "usage:
   kubeglass run FILE [--steps]   play a scenario; exit 0 when every expect holds, 1 when one fails, 2 when FILE is invalid
-  kubeglass shell [FILE]         an interactive prompt: kubectl commands, stop/start/crash NAME, wait DURATION, steps
+  kubeglass shell [FILE]         an interactive prompt: kubectl commands, etcdctl/etcdutl (on the control plane),
+                                 stop/start/crash NAME, wait DURATION, steps
   kubeglass url FILE             print the share-link fragment (#s=...) of a scenario
-  kubeglass decode URL           print the scenario a share link holds";
+  kubeglass decode URL           print the scenario a share link holds
+  kubeglass bench [--nodes N] [--pods N] [--creates N] [--workers N] [--watchers N] [--puts N] [--fanout-puts N]
+                                 time the engine: etcd puts and watch fan-out, building a cluster of N nodes,
+                                 filling it with pods through the apiserver, then pod creates per second";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -22,6 +26,7 @@ fn main() -> ExitCode {
         ["shell", file] => shell(Some(file)),
         ["url", file] => url(file),
         ["decode", link] => decode(link),
+        ["bench", rest @ ..] => bench(rest),
         ["--version"] | ["version"] => {
             println!("kubeglass {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS
@@ -93,6 +98,15 @@ fn shell(file: Option<&str>) -> ExitCode {
                 }
                 Ok(())
             }
+            _ if kubeglass::etcdctl::command_words(line)
+                .is_ok_and(|w| matches!(w.first().map(String::as_str), Some("etcdctl" | "etcdutl"))) =>
+            {
+                let node = cluster.config().control_plane.name.clone();
+                let r = cluster.shell(&node, line, runner::COMMAND_LIMIT_MS);
+                last_chain = r.chain;
+                print!("{}", r.output);
+                Ok(())
+            }
             _ => {
                 let command = line.strip_prefix("kubectl ").unwrap_or(line);
                 let r = cluster.kubectl(command, None, runner::COMMAND_LIMIT_MS);
@@ -136,5 +150,153 @@ fn decode(link: &str) -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// `kubeglass bench`'s knobs.
+struct BenchArgs {
+    nodes: usize,
+    pods: usize,
+    creates: usize,
+    workers: usize,
+    watchers: usize,
+    puts: usize,
+    fanout_puts: usize,
+}
+
+fn bench_args(words: &[&str]) -> Result<BenchArgs, String> {
+    let mut a = BenchArgs {
+        nodes: 5_000,
+        pods: 150_000,
+        creates: 5_000,
+        workers: 32,
+        watchers: 100,
+        puts: 100_000,
+        fanout_puts: 2_000,
+    };
+    let mut i = 0;
+    while i < words.len() {
+        let (flag, inline) = match words[i].split_once('=') {
+            Some((f, v)) => (f, Some(v)),
+            None => (words[i], None),
+        };
+        let value = match inline {
+            Some(v) => v,
+            None => {
+                i += 1;
+                words.get(i).copied().ok_or_else(|| format!("{flag} needs a number"))?
+            }
+        };
+        let n: usize = value.replace('_', "").parse().map_err(|_| format!("{flag}: {value:?} is not a number"))?;
+        match flag {
+            "--nodes" => a.nodes = n.min(scenario::file::MAX_NODES),
+            "--pods" => a.pods = n,
+            "--creates" => a.creates = n,
+            "--workers" => a.workers = n.max(1),
+            "--watchers" => a.watchers = n,
+            "--puts" => a.puts = n,
+            "--fanout-puts" => a.fanout_puts = n,
+            other => return Err(format!("unknown flag {other}")),
+        }
+        i += 1;
+    }
+    Ok(a)
+}
+
+/// Peak resident memory of this process in KiB (Linux `VmHWM`), when the system tells.
+fn peak_memory_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn rate(count: u64, elapsed: std::time::Duration) -> String {
+    let per_second = count as f64 / elapsed.as_secs_f64().max(1e-9);
+    format!("{per_second:.0}/s")
+}
+
+// The CLI may time what it runs; the engine it drives never reads the wall clock.
+#[allow(clippy::disallowed_methods)]
+fn bench(words: &[&str]) -> ExitCode {
+    use kubeglass::workload;
+    use std::time::Instant;
+    let a = match bench_args(words) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let puts = a.puts as u64;
+    let started = Instant::now();
+    let mut store = kubeglass::etcd::store::Store::new();
+    let value = std::sync::Arc::new(workload::pod("default", "p", None));
+    for i in 0..puts {
+        let key = format!("/registry/pods/default/pod-{i}");
+        let op = kubeglass::etcd::Op::Put { key, value: std::sync::Arc::clone(&value) };
+        store.apply(&kubeglass::etcd::Txn { success: vec![op], ..Default::default() });
+    }
+    let t = started.elapsed();
+    println!("etcd store: {puts} puts in {t:.2?} ({})", rate(puts, t));
+
+    let started = Instant::now();
+    let mut fanout = workload::EtcdFanout::new(a.watchers, 1);
+    let fan_puts = a.fanout_puts;
+    fanout.put_pods(fan_puts);
+    let t = started.elapsed();
+    println!(
+        "etcd member: {fan_puts} puts to {} watchers in {t:.2?}: {} events delivered ({})",
+        fanout.watcher_count(),
+        fanout.events_delivered,
+        rate(fanout.events_delivered, t)
+    );
+
+    let started = Instant::now();
+    let mut cluster = Cluster::new(workload::cluster_config(a.nodes), 1);
+    let t = started.elapsed();
+    let nodes = cluster.apiserver().map_or(0, |s| s.cache().count(kubeglass::api::Kind::Node));
+    println!(
+        "cluster: {} worker nodes configured, {nodes} Node objects stored, built in {t:.2?} (simulated {})",
+        a.nodes,
+        kubeglass::sim::time::go_duration(cluster.now().ms())
+    );
+
+    let started = Instant::now();
+    let fill = workload::create_pods_concurrently(&mut cluster, 0, a.pods, a.workers);
+    let t = started.elapsed();
+    println!(
+        "prefill: {}/{} pods created by {} client programs in {t:.2?} ({}; simulated {})",
+        fill.created,
+        fill.requested,
+        a.workers,
+        rate(fill.created as u64, t),
+        kubeglass::sim::time::go_duration(fill.simulated_ms)
+    );
+
+    let started = Instant::now();
+    let run = workload::create_pods_concurrently(&mut cluster, a.pods, a.creates, a.workers);
+    let t = started.elapsed();
+    let stored = cluster.apiserver().map_or(0, |s| s.cache().count(kubeglass::api::Kind::Pod));
+    println!(
+        "creates: {}/{} pods created in {t:.2?} wall, {} simulated: {} requests handled per wall second ({} pods stored)",
+        run.created,
+        run.requested,
+        kubeglass::sim::time::go_duration(run.simulated_ms),
+        rate(run.created as u64, t),
+        stored
+    );
+
+    let started = Instant::now();
+    let r = cluster.kubectl("get pods -A --field-selector spec.nodeName=node0001", None, runner::COMMAND_LIMIT_MS);
+    let t = started.elapsed();
+    println!("kubectl get pods --field-selector spec.nodeName=node0001: {} lines in {t:.2?}", r.output.lines().count());
+    match peak_memory_kib() {
+        Some(kib) => println!("peak memory (VmHWM): {} MiB", kib / 1024),
+        None => println!("peak memory: unknown (no /proc/self/status)"),
+    }
+    if fill.created == fill.requested && run.created == run.requested {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }

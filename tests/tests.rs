@@ -8,6 +8,7 @@ mod create_verbs;
 mod determinism;
 mod drain;
 mod edit_verbs;
+mod etcdctl;
 mod nodelifecycle;
 mod rollout;
 mod scenarios;

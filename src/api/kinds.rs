@@ -181,8 +181,10 @@ const fn kind_string(variant: &'static str) -> &'static str {
 }
 
 impl Kind {
+    /// The kind's row of [`RESOURCES`]: the macro writes the rows in the order of the variants, so the
+    /// variant's index is the row's (a test checks it).
     pub fn info(self) -> &'static ResourceInfo {
-        RESOURCES.iter().find(|r| r.kind == self).expect("every Kind has a ResourceInfo row")
+        &RESOURCES[self as usize]
     }
 }
 
@@ -281,6 +283,14 @@ mod tests {
         assert_eq!(lookup("widgets"), None);
         assert_eq!(lookup_kind("apps/v1", "Deployment").map(|r| r.kind), Some(Kind::Deployment));
         assert_eq!(lookup_kind("v1", "Deployment"), None);
+    }
+
+    #[test]
+    fn every_kind_finds_its_own_resource_row() {
+        for (i, row) in RESOURCES.iter().enumerate() {
+            assert_eq!(row.kind as usize, i);
+            assert_eq!(row.kind.info().kind, row.kind);
+        }
     }
 
     #[test]

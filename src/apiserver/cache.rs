@@ -92,6 +92,11 @@ impl WatchCache {
         self.revision
     }
 
+    /// Moves the revision forward without a change (an etcd progress notification).
+    pub fn advance(&mut self, revision: u64) {
+        self.revision = self.revision.max(revision);
+    }
+
     /// Replaces the whole content (after the initial list from etcd at `revision`).
     pub fn reset(&mut self, revision: u64, objects: impl IntoIterator<Item = Arc<Object>>) {
         self.objects.clear();
@@ -226,6 +231,13 @@ impl WatchCache {
                 }
             }
         }
+    }
+
+    /// Removes every client watch, returning (watch id, client) pairs.
+    pub fn drain_watchers(&mut self) -> Vec<(u64, ComponentId)> {
+        self.by_kind.clear();
+        self.by_node.clear();
+        std::mem::take(&mut self.watchers).into_iter().map(|(id, w)| (id, w.client)).collect()
     }
 
     /// Drops every watch of a client (its connection is gone).

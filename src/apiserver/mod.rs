@@ -39,8 +39,14 @@ pub const BOOKMARK_INTERVAL_MS: u64 = 60_000;
 /// Attempts of an unconditional update before giving up on a hot key.
 const WRITE_ATTEMPTS_MAX: u8 = 5;
 
+/// How long a consistent list waits for the watch cache to catch up before it is read from etcd instead
+/// (the cacher's `blockTimeout`).
+pub const CONSISTENT_LIST_WAIT_MS: u64 = 3_000;
+
 const TIMER_COMPACT: u64 = 1;
 const TIMER_BOOKMARK: u64 = 2;
+/// Timers above this are consistent lists giving up on the cache: `TIMER_LIST_WAIT + park id`.
+const TIMER_LIST_WAIT: u64 = 1 << 32;
 
 /// A write in progress: the request, who asked, and what was prepared on the first attempt.
 #[derive(Debug, Clone)]
@@ -49,8 +55,9 @@ struct WriteOp {
     request_id: u64,
     req: ApiRequest,
     attempts: u8,
-    /// For creates: the admitted, validated object (name, uid and timestamps set).
-    prepared: Option<Object>,
+    /// For creates: the admitted, validated object (name, uid and timestamps set; no resourceVersion, so it
+    /// is also the value etcd stores).
+    prepared: Option<Arc<Object>>,
     /// The request's namespace exists in etcd although the cache has not seen it yet.
     namespace_confirmed: bool,
     /// That namespace as etcd returned it (admission plugins read its labels).
@@ -77,6 +84,22 @@ enum Pending {
     NamespaceLookup {
         op: Box<WriteOp>,
     },
+    /// A consistent list asked etcd for its current revision; it is served from the watch cache once the
+    /// cache has caught up with that revision.
+    ConsistentList {
+        client: ComponentId,
+        request_id: u64,
+        req: Box<ApiRequest>,
+    },
+}
+
+/// A consistent list waiting for the watch cache to reach `revision`.
+#[derive(Debug, Clone)]
+struct ParkedList {
+    revision: u64,
+    client: ComponentId,
+    request_id: u64,
+    req: Box<ApiRequest>,
 }
 
 /// The apiserver process.
@@ -97,6 +120,8 @@ pub struct ApiServer {
     log: RequestLog,
     /// Requests made through `events.k8s.io/v1`, whose answers are converted from the stored core Events.
     v1_events: std::collections::BTreeSet<(ComponentId, u64)>,
+    parked_lists: BTreeMap<u64, ParkedList>,
+    next_park_id: u64,
     /// Where ClusterIPs come from (10.96.0.0/12 by default) and where `kubernetes` sits (first address).
     pub service_cidr_base: [u8; 4],
 }
@@ -119,6 +144,8 @@ impl ApiServer {
             last_compaction_mark: 0,
             log: RequestLog::default(),
             v1_events: std::collections::BTreeSet::new(),
+            parked_lists: BTreeMap::new(),
+            next_park_id: 1,
             service_cidr_base: [10, 96, 0, 0],
         }
     }
@@ -209,13 +236,37 @@ impl ApiServer {
     /// A (re)start: memory is gone; list everything from etcd, then watch from there.
     pub fn on_start(&mut self, ctx: &mut Ctx) {
         self.cache = WatchCache::default();
-        self.synced = false;
         self.held.clear();
         self.pending.clear();
-        self.etcd_watch = None;
-        self.send_etcd(ctx, Pending::InitialList, Txn::range("/registry/", true));
+        self.parked_lists.clear();
+        self.relist(ctx);
         ctx.timer(COMPACTION_INTERVAL_MS, TIMER_COMPACT);
         ctx.timer(BOOKMARK_INTERVAL_MS, TIMER_BOOKMARK);
+    }
+
+    /// Rebuilds the watch cache from a fresh list of etcd (at start, and when the etcd watch is canceled
+    /// because the revisions it wanted are compacted — after an etcd restore with `--mark-compacted`, for
+    /// one). The list's revision may be lower than what the cache had seen (a restored backup): the cache
+    /// simply takes it. Requests keep arriving meanwhile and wait for the list; writes and reads already sent
+    /// to etcd still get their answers. Client watches end, as the cacher's do when it reinitializes, and
+    /// their clients re-watch (each gets a 410 Expired event, as a reflector would on a resourceVersion that
+    /// no longer exists).
+    fn relist(&mut self, ctx: &mut Ctx) {
+        let revision = self.cache.revision();
+        for (watch_id, client) in self.cache.drain_watchers() {
+            let event = WatchEvent {
+                kind: WatchEventType::Error,
+                object: None,
+                resource_version: revision,
+                status: Some(Status::expired(revision, revision + 1)),
+            };
+            ctx.send(client, Payload::WatchEvent { watch_id, event: Box::new(event) });
+        }
+        self.synced = false;
+        self.etcd_watch = None;
+        self.last_compaction_mark = 0;
+        self.pending.retain(|_, (p, _)| !matches!(p, Pending::InitialList));
+        self.send_etcd(ctx, Pending::InitialList, Txn::range("/registry/", true));
     }
 
     pub fn on_timer(&mut self, ctx: &mut Ctx, token: u64) {
@@ -231,6 +282,14 @@ impl ApiServer {
             TIMER_BOOKMARK => {
                 self.send_bookmarks(ctx);
                 ctx.timer(BOOKMARK_INTERVAL_MS, TIMER_BOOKMARK);
+            }
+            t if t > TIMER_LIST_WAIT => {
+                // The cache did not catch up in time: read the list from etcd after all.
+                if let Some(p) = self.parked_lists.remove(&(t - TIMER_LIST_WAIT)) {
+                    let txn = Txn::range(&p.req.resource.prefix(p.req.namespace.as_deref()), true);
+                    let pending = Pending::Read { client: p.client, request_id: p.request_id, req: p.req };
+                    self.send_etcd(ctx, pending, txn);
+                }
             }
             _ => {}
         }
@@ -252,8 +311,17 @@ impl ApiServer {
                 for e in events {
                     self.on_etcd_event(ctx, e);
                 }
+                self.serve_parked_lists(ctx);
             }
-            Payload::Etcd(EtcdMessage::WatchCanceled { .. }) => self.on_start(ctx),
+            Payload::Etcd(EtcdMessage::WatchProgressNotify { watch_id, revision })
+                if Some(watch_id) == self.etcd_watch =>
+            {
+                self.cache.advance(revision);
+                self.serve_parked_lists(ctx);
+            }
+            Payload::Etcd(EtcdMessage::WatchCanceled { watch_id, .. }) if Some(watch_id) == self.etcd_watch => {
+                self.relist(ctx)
+            }
             Payload::ConnectionRefused { request_id } => self.retry_elsewhere(ctx, request_id),
             Payload::Disconnected { peer, .. } => {
                 if self.etcd.contains(&peer) {
@@ -316,7 +384,7 @@ impl ApiServer {
     fn fail_pending(&mut self, ctx: &mut Ctx, pending: Pending, status: Status) {
         match pending {
             Pending::InitialList => {}
-            Pending::Read { client, request_id, .. } => {
+            Pending::Read { client, request_id, .. } | Pending::ConsistentList { client, request_id, .. } => {
                 self.respond(ctx, client, request_id, ApiResponse::Error(status))
             }
             Pending::Write { op, .. } | Pending::NamespaceLookup { op } => {
@@ -461,6 +529,13 @@ impl ApiServer {
             };
             return self.respond(ctx, client, request_id, response);
         }
+        if req.verb == Verb::List && req.params.resource_version.as_deref().unwrap_or("").is_empty() {
+            // Consistent reads from cache (KEP-2340, on by default since v1.31): a quorum read of the
+            // resource's prefix key gives etcd's current revision, and the list is served from the watch
+            // cache once the cache has seen that revision. Consistent gets still read etcd.
+            let txn = Txn::range(&req.resource.prefix(req.namespace.as_deref()), false);
+            return self.send_etcd(ctx, Pending::ConsistentList { client, request_id, req: Box::new(req) }, txn);
+        }
         let txn = match (&req.verb, &req.name) {
             (Verb::Get, Some(name)) => Txn::range(&req.resource.key(req.namespace.as_deref(), name), false),
             _ => Txn::range(&req.resource.prefix(req.namespace.as_deref()), true),
@@ -480,6 +555,23 @@ impl ApiServer {
             .filter(|o| req.namespace.as_deref().is_none_or(|ns| o.namespace() == Some(ns)))
             .filter(|o| labels.matches(o.meta().labels.as_ref()) && fields.matches(o))
             .collect()
+    }
+
+    fn reply_list_from_cache(&mut self, ctx: &mut Ctx, client: ComponentId, request_id: u64, req: &ApiRequest) {
+        let items = self.list_from_cache(req);
+        self.respond(ctx, client, request_id, ApiResponse::List { items, resource_version: self.cache.revision() });
+    }
+
+    /// Serves the consistent lists whose revision the cache has now reached.
+    fn serve_parked_lists(&mut self, ctx: &mut Ctx) {
+        let reached = self.cache.revision();
+        let ready: Vec<u64> =
+            self.parked_lists.iter().filter(|(_, p)| p.revision <= reached).map(|(id, _)| *id).collect();
+        for id in ready {
+            if let Some(p) = self.parked_lists.remove(&id) {
+                self.reply_list_from_cache(ctx, p.client, p.request_id, &p.req);
+            }
+        }
     }
 
     fn watch(&mut self, ctx: &mut Ctx, client: ComponentId, request_id: u64, req: ApiRequest) {
@@ -631,8 +723,8 @@ impl ApiServer {
                             &mut warnings,
                         );
                         op.warnings = warnings;
-                        let o = prepared?;
-                        op.prepared = Some(o.clone());
+                        let o = Arc::new(prepared?);
+                        op.prepared = Some(Arc::clone(&o));
                         o
                     }
                 };
@@ -640,7 +732,7 @@ impl ApiServer {
                     return Err(Status::already_exists(&qualified, obj.name()));
                 }
                 let key = obj.key();
-                Ok((registry::create_txn(&key, obj.clone()), Some(Arc::new(obj)), false))
+                Ok((registry::create_txn(&key, Arc::clone(&obj)), Some(obj), false))
             }
             Verb::Update | Verb::Patch => {
                 let current = current.ok_or_else(|| Status::not_found(&qualified, &name))?;
@@ -740,14 +832,17 @@ impl ApiServer {
         }
     }
 
+    /// An update guarded by the current version; the stored value (without resourceVersion) is also what the
+    /// write answers with, once the new revision is filled in.
     fn guarded_put(&self, current: &Object, new: Object) -> (Txn, Option<Arc<Object>>, bool) {
         let key = current.key();
+        let value = registry::for_storage(new);
         let txn = registry::guarded_txn(
             &key,
             current.resource_version(),
-            Op::Put { key: key.clone(), value: registry::for_storage(new.clone()) },
+            Op::Put { key: key.clone(), value: Arc::clone(&value) },
         );
-        (txn, Some(Arc::new(new)), false)
+        (txn, Some(value), false)
     }
 
     /// Decode, default, name, admit (mutating), validate, admit (validating), and fill in server fields.
@@ -889,6 +984,7 @@ impl ApiServer {
                     Payload::Etcd(EtcdMessage::Watch { watch_id, prefix: "/registry/".into(), start_revision: start }),
                 );
                 self.synced = true;
+                self.serve_parked_lists(ctx);
                 let chain = ctx.chain;
                 for (client, id, req, held_chain) in std::mem::take(&mut self.held) {
                     ctx.chain = held_chain;
@@ -917,6 +1013,19 @@ impl ApiServer {
                 };
                 self.respond(ctx, client, request_id, answer);
             }
+            Pending::ConsistentList { client, request_id, req } => {
+                if self.cache.revision() >= response.revision {
+                    return self.reply_list_from_cache(ctx, client, request_id, &req);
+                }
+                let id = self.next_park_id;
+                self.next_park_id += 1;
+                self.parked_lists.insert(id, ParkedList { revision: response.revision, client, request_id, req });
+                ctx.timer_in_chain(CONSISTENT_LIST_WAIT_MS, TIMER_LIST_WAIT + id);
+                if let Some(watch_id) = self.etcd_watch {
+                    // Writes outside /registry/ (etcdctl) move the revision without a watch event.
+                    ctx.send(self.etcd_endpoint(), Payload::Etcd(EtcdMessage::WatchProgress { watch_id }));
+                }
+            }
             Pending::NamespaceLookup { mut op } => {
                 let ns = op.req.namespace.clone().unwrap_or_default();
                 let found = range_kvs(&response);
@@ -934,12 +1043,8 @@ impl ApiServer {
             }
             Pending::Write { op, written } => {
                 if response.succeeded {
-                    let mut obj = written.map(|w| w.as_ref().clone());
-                    if let Some(o) = obj.as_mut() {
-                        o.meta_mut().resource_version = Some(response.revision.to_string());
-                    }
-                    let answer = match obj {
-                        Some(o) => ApiResponse::Object(Arc::new(o)),
+                    let answer = match written {
+                        Some(w) => ApiResponse::Object(self.as_written(&w, response.revision)),
                         None => ApiResponse::Error(Status::internal("write produced no object")),
                     };
                     return self.respond_warned(ctx, op.client, op.request_id, answer, op.warnings);
@@ -958,6 +1063,17 @@ impl ApiServer {
                 }
                 self.attempt_write(ctx, *op, current);
             }
+        }
+    }
+
+    /// The object a successful write answers with: `written` at `revision`. The etcd member streams a write's
+    /// watch event before its result, so the cache usually holds that very version already and it is shared
+    /// instead of copied.
+    fn as_written(&self, written: &Arc<Object>, revision: u64) -> Arc<Object> {
+        let ns = written.namespace();
+        match self.cache.get(written.kind(), ns, written.name()) {
+            Some(cached) if cached.resource_version() == revision && cached.meta().uid == written.meta().uid => cached,
+            _ => with_rv(written, revision),
         }
     }
 

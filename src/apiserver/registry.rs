@@ -93,10 +93,11 @@ pub fn from_storage(kv: &KeyValue) -> Arc<Object> {
 }
 
 /// A create: only if the key does not exist (create revision 0); otherwise read it back for AlreadyExists.
-pub fn create_txn(key: &str, obj: Object) -> Txn {
+/// `value` carries no resourceVersion (etcd never stores one).
+pub fn create_txn(key: &str, value: Arc<Object>) -> Txn {
     Txn {
         compare: vec![Compare { key: key.to_string(), target: CompareTarget::CreateRevision, value: 0 }],
-        success: vec![Op::Put { key: key.to_string(), value: for_storage(obj) }],
+        success: vec![Op::Put { key: key.to_string(), value }],
         failure: vec![Op::Range { key: key.to_string(), prefix: false }],
     }
 }

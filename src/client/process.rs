@@ -11,6 +11,7 @@ use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
 use crate::api::{ApiRequest, ApiResponse, Credentials, WatchEvent};
+use crate::etcd::EtcdMessage;
 use crate::sim::{ComponentId, Ctx, Payload, SimTime};
 
 /// A failure below HTTP: nothing listened, or the connection broke.
@@ -31,6 +32,9 @@ struct Shared {
     watch_events: BTreeMap<u64, VecDeque<WatchEvent>>,
     closed_watches: BTreeSet<u64>,
     timer_requests: Vec<(u64, u64)>,
+    /// Requests straight to an etcd member (etcdctl on the control-plane node): id, member, message.
+    etcd_outbox: Vec<(u64, ComponentId, EtcdMessage)>,
+    etcd_replies: BTreeMap<u64, Result<EtcdMessage, ClientError>>,
     fired: BTreeSet<u64>,
     output: String,
     /// Warnings already printed (kubectl's warning writer prints each text once per process).
@@ -78,6 +82,22 @@ impl Api {
         Response { shared: self.shared.clone(), id }.await
     }
 
+    /// Sends a request straight to etcd member `to` (built around the request id) and waits for its reply:
+    /// what etcdctl does on a control-plane node, without the apiserver in between.
+    pub async fn etcd(
+        &self,
+        to: ComponentId,
+        make: impl FnOnce(u64) -> EtcdMessage,
+    ) -> Result<EtcdMessage, ClientError> {
+        let id = self.next_id();
+        {
+            let mut s = self.shared.borrow_mut();
+            s.etcd_outbox.push((id, to, make(id)));
+            s.in_flight.insert(id);
+        }
+        EtcdReply { shared: self.shared.clone(), id }.await
+    }
+
     /// The next event of a watch, or None when the watch ended.
     pub async fn next_event(&self, watch_id: u64) -> Option<WatchEvent> {
         NextEvent { shared: self.shared.clone(), watch_id }.await
@@ -101,6 +121,25 @@ impl Future for Response {
     fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
         let mut s = self.shared.borrow_mut();
         match s.responses.remove(&self.id) {
+            Some(r) => {
+                s.in_flight.remove(&self.id);
+                Poll::Ready(r)
+            }
+            None => Poll::Pending,
+        }
+    }
+}
+
+struct EtcdReply {
+    shared: Rc<RefCell<Shared>>,
+    id: u64,
+}
+
+impl Future for EtcdReply {
+    type Output = Result<EtcdMessage, ClientError>;
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut s = self.shared.borrow_mut();
+        match s.etcd_replies.remove(&self.id) {
             Some(r) => {
                 s.in_flight.remove(&self.id);
                 Poll::Ready(r)
@@ -166,7 +205,8 @@ pub struct ProcessHost {
     ids: Rc<Cell<u64>>,
     processes: BTreeMap<u64, Process>,
     next_pid: u64,
-    request_owner: BTreeMap<u64, (u64, SimTime)>,
+    /// Request id → (pid, sent at, the etcd member it went to; None for the apiserver).
+    request_owner: BTreeMap<u64, (u64, SimTime, Option<ComponentId>)>,
     watch_owner: BTreeMap<u64, u64>,
     timer_owner: BTreeMap<u64, u64>,
 }
@@ -204,6 +244,11 @@ impl ProcessHost {
         self.processes.get(&pid).map(|p| ProcessStatus { output: p.shared.borrow().output.clone(), exit: p.exit })
     }
 
+    /// Whether process `pid` has exited, and how (None: still running; unknown pids count as exited with 1).
+    pub fn exit_code(&self, pid: u64) -> Option<i32> {
+        self.processes.get(&pid).map_or(Some(1), |p| p.exit)
+    }
+
     /// Takes the output written since the last call (for streaming to a terminal).
     pub fn take_output(&mut self, pid: u64) -> String {
         self.processes.get(&pid).map(|p| std::mem::take(&mut p.shared.borrow_mut().output)).unwrap_or_default()
@@ -225,8 +270,15 @@ impl ProcessHost {
 
     pub fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
         match payload {
+            Payload::Etcd(msg) => {
+                let Some(request_id) = msg.reply_to() else { return };
+                let Some((pid, _, _)) = self.request_owner.remove(&request_id) else { return };
+                self.deliver(ctx, pid, |s| {
+                    s.etcd_replies.insert(request_id, Ok(msg));
+                });
+            }
             Payload::ApiResponse { request_id, response, warnings } => {
-                let Some((pid, _)) = self.request_owner.remove(&request_id) else { return };
+                let Some((pid, _, _)) = self.request_owner.remove(&request_id) else { return };
                 if let ApiResponse::WatchStarted { watch_id } = response.as_ref() {
                     self.watch_owner.insert(*watch_id, pid);
                 }
@@ -248,19 +300,23 @@ impl ProcessHost {
                 self.deliver(ctx, pid, |s| s.watch_events.entry(watch_id).or_default().push_back(*event));
             }
             Payload::ConnectionRefused { request_id } => {
-                let Some((pid, _)) = self.request_owner.remove(&request_id) else { return };
-                self.deliver(ctx, pid, |s| {
-                    s.responses.insert(request_id, Err(ClientError::ConnectionRefused));
-                });
+                let Some((pid, _, etcd)) = self.request_owner.remove(&request_id) else { return };
+                self.deliver(ctx, pid, |s| fail(s, request_id, etcd.is_some(), ClientError::ConnectionRefused));
             }
-            Payload::Disconnected { peer, since } if peer == self.server => {
-                let broken: Vec<u64> =
-                    self.request_owner.iter().filter(|(_, (_, sent))| *sent < since).map(|(id, _)| *id).collect();
+            Payload::Disconnected { peer, since } => {
+                let target = (peer != self.server).then_some(peer);
+                let broken: Vec<u64> = self
+                    .request_owner
+                    .iter()
+                    .filter(|(_, (_, sent, to))| *sent < since && *to == target)
+                    .map(|(id, _)| *id)
+                    .collect();
                 for request_id in broken {
-                    let Some((pid, _)) = self.request_owner.remove(&request_id) else { continue };
-                    self.deliver(ctx, pid, |s| {
-                        s.responses.insert(request_id, Err(ClientError::ConnectionReset));
-                    });
+                    let Some((pid, _, etcd)) = self.request_owner.remove(&request_id) else { continue };
+                    self.deliver(ctx, pid, |s| fail(s, request_id, etcd.is_some(), ClientError::ConnectionReset));
+                }
+                if target.is_some() {
+                    return;
                 }
                 let watches: Vec<(u64, u64)> = std::mem::take(&mut self.watch_owner).into_iter().collect();
                 for (watch_id, pid) in watches {
@@ -300,17 +356,30 @@ impl ProcessHost {
         if let Poll::Ready(code) = p.program.as_mut().poll(&mut cx) {
             p.exit = Some(code);
         }
-        let (outbox, timers) = {
+        let (outbox, timers, etcd) = {
             let mut s = p.shared.borrow_mut();
-            (std::mem::take(&mut s.outbox), std::mem::take(&mut s.timer_requests))
+            (std::mem::take(&mut s.outbox), std::mem::take(&mut s.timer_requests), std::mem::take(&mut s.etcd_outbox))
         };
         for (id, request) in outbox {
-            self.request_owner.insert(id, (pid, ctx.now));
+            self.request_owner.insert(id, (pid, ctx.now, None));
             ctx.send(self.server, Payload::ApiRequest { request_id: id, request: Box::new(request) });
+        }
+        for (id, to, msg) in etcd {
+            self.request_owner.insert(id, (pid, ctx.now, Some(to)));
+            ctx.send(to, Payload::Etcd(msg));
         }
         for (token, ms) in timers {
             self.timer_owner.insert(token, pid);
             ctx.timer_in_chain(ms, token);
         }
+    }
+}
+
+/// Answers a request with a transport failure, in the map its caller waits on.
+fn fail(s: &mut Shared, request_id: u64, etcd: bool, e: ClientError) {
+    if etcd {
+        s.etcd_replies.insert(request_id, Err(e));
+    } else {
+        s.responses.insert(request_id, Err(e));
     }
 }

@@ -18,6 +18,8 @@ pub const KUBELET_VERSION: &str = "v1.34.1";
 
 /// How long the install may take in simulated time before the cluster is handed over anyway.
 const INSTALL_LIMIT_MS: u64 = 60_000;
+/// And how much longer per node (each registers its Node and posts its status).
+const INSTALL_LIMIT_MS_PER_NODE: u64 = 100;
 
 pub fn install(cluster: &mut Cluster) {
     let mut docs: Vec<Value> = parse_documents(MANIFESTS, "bootstrap.yaml")
@@ -25,14 +27,15 @@ pub fn install(cluster: &mut Cluster) {
         .unwrap_or_default();
     let nodes: Vec<NodeConfig> = cluster.config.all_nodes().cloned().collect();
     let control_plane = cluster.config.control_plane.name.clone();
+    let total = nodes.len();
     for (i, n) in nodes.iter().enumerate() {
-        docs.push(node_object(n, i, n.name == control_plane));
+        docs.push(node_object(n, i, total, n.name == control_plane));
     }
     for component in ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"] {
         docs.push(mirror_pod(component, &control_plane));
     }
     let pid = cluster.spawn(Some("kubernetes-admin"), move |api| Box::pin(create_all(api, docs)));
-    cluster.run_until_exit(pid, INSTALL_LIMIT_MS);
+    cluster.run_until_exit(pid, INSTALL_LIMIT_MS + INSTALL_LIMIT_MS_PER_NODE * nodes.len() as u64);
 }
 
 /// Creates each object in order (namespaces first), then sets the status of those that carry one.
@@ -74,7 +77,24 @@ async fn create_all(api: Api, docs: Vec<Value>) -> i32 {
     i32::from(failures > 0)
 }
 
-fn node_object(n: &NodeConfig, index: usize, control_plane: bool) -> Value {
+/// The `/24` pod range kube-controller-manager's allocator gives node `index` of `total`: from kubeadm's
+/// usual `--cluster-cidr=10.244.0.0/16` (room for 256 nodes), or from `10.128.0.0/9` for bigger clusters
+/// (a /16 cannot hold more /24 ranges; the wider range stays clear of the 10.96.0.0/12 Service range).
+pub fn pod_cidr(index: usize, total: usize) -> String {
+    if total <= 256 {
+        format!("10.244.{index}.0/24")
+    } else {
+        format!("10.{}.{}.0/24", 128 + index / 256, index % 256)
+    }
+}
+
+/// Node `index`'s InternalIP: 192.168.56.10 for the control plane, then upwards through 192.168.0.0/16.
+pub fn node_ip(index: usize) -> String {
+    let n = 56 * 256 + 10 + index;
+    format!("192.168.{}.{}", n / 256, n % 256)
+}
+
+fn node_object(n: &NodeConfig, index: usize, total: usize, control_plane: bool) -> Value {
     let mut labels = json!({
         "beta.kubernetes.io/arch": "amd64",
         "beta.kubernetes.io/os": "linux",
@@ -103,11 +123,11 @@ fn node_object(n: &NodeConfig, index: usize, control_plane: bool) -> Value {
         "apiVersion": "v1",
         "kind": "Node",
         "metadata": {"name": n.name, "labels": labels, "annotations": {"node.alpha.kubernetes.io/ttl": "0", "volumes.kubernetes.io/controller-managed-attach-detach": "true"}},
-        "spec": {"podCIDR": format!("10.244.{index}.0/24"), "podCIDRs": [format!("10.244.{index}.0/24")], "taints": if taints.is_empty() { Value::Null } else { json!(taints) }},
+        "spec": {"podCIDR": pod_cidr(index, total), "podCIDRs": [pod_cidr(index, total)], "taints": if taints.is_empty() { Value::Null } else { json!(taints) }},
         "status": {
             "capacity": capacity,
             "allocatable": capacity,
-            "addresses": [{"type": "InternalIP", "address": format!("192.168.56.{}", 10 + index)}, {"type": "Hostname", "address": n.name}],
+            "addresses": [{"type": "InternalIP", "address": node_ip(index)}, {"type": "Hostname", "address": n.name}],
             "conditions": [
                 condition("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
                 condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),

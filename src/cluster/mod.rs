@@ -3,6 +3,10 @@
 
 mod bootstrap;
 mod config;
+pub mod nodefs;
+
+use std::cell::RefCell;
+use std::rc::Rc;
 
 use crate::api::Credentials;
 use crate::apiserver::authn::Authenticator;
@@ -17,6 +21,7 @@ use crate::sim::{ComponentId, Ctx, Event, Kernel, Payload, Rng, SimTime};
 use crate::view::{ComponentView, MessageView, View};
 
 pub use config::{ClusterConfig, NodeConfig, UserConfig};
+pub use nodefs::{NodeFile, NodeFs};
 
 /// One process of the simulated cluster.
 pub enum Component {
@@ -98,6 +103,10 @@ pub struct Cluster {
     /// The person's kubeconfig file: its current context says which user kubectl acts as and which namespace
     /// it defaults to. kubectl processes get a handle to it and `kubectl config` rewrites it.
     kubeconfig: KubeconfigFile,
+    /// The control-plane node's shell (`<node>/shell`): runs etcdctl and etcdutl.
+    shell: ComponentId,
+    /// The control-plane node's files (etcd snapshots, restored data directories).
+    control_plane_fs: Rc<RefCell<NodeFs>>,
     /// The current context's user and namespace, as last read from the kubeconfig.
     user: String,
     namespace: String,
@@ -121,6 +130,8 @@ impl Cluster {
             etcd: Vec::new(),
             kubectl: ComponentId(0),
             kubeconfig: KubeconfigFile::default(),
+            shell: ComponentId(0),
+            control_plane_fs: Rc::new(RefCell::new(NodeFs::with_etcd_running())),
             user: "kubernetes-admin".into(),
             namespace: "default".into(),
             config,
@@ -155,6 +166,8 @@ impl Cluster {
         }
         c.kubectl = c.reserve("kubectl", "client", None);
         c.components[c.kubectl.0 as usize] = Component::Host(Box::new(ProcessHost::new(c.apiserver)));
+        c.shell = c.reserve(&format!("{cp}/shell"), "client", Some(&cp));
+        c.components[c.shell.0 as usize] = Component::Host(Box::new(ProcessHost::new(c.apiserver)));
         for i in 0..c.components.len() {
             c.dispatch(ComponentId(i as u32), 0, |comp, ctx| comp.on_start(ctx));
         }
@@ -253,17 +266,39 @@ impl Cluster {
         for id in self.resolve(name)? {
             self.kernel.stop(id);
         }
+        self.sync_etcd_running();
         Ok(())
+    }
+
+    /// Tells the control-plane node's filesystem whether etcd runs from its data directory.
+    fn sync_etcd_running(&mut self) {
+        let running = self.etcd.iter().any(|id| self.kernel.is_running(*id));
+        self.control_plane_fs.borrow_mut().etcd_running = running;
+    }
+
+    /// An etcd member starting reads its data directory: a restore done while etcd was stopped replaces
+    /// every member's data (they all live on the control-plane node).
+    fn load_restored_etcd_data(&mut self) {
+        let Some(store) = self.control_plane_fs.borrow_mut().take_restored_etcd() else { return };
+        for id in self.etcd.clone() {
+            if let Component::Etcd(m) = &mut self.components[id.0 as usize] {
+                m.restore_data(store.clone());
+            }
+        }
     }
 
     /// Starts a stopped component as a fresh process.
     pub fn start(&mut self, name: &str) -> Result<(), String> {
         for id in self.resolve(name)? {
+            if self.etcd.contains(&id) && !self.kernel.is_running(id) {
+                self.load_restored_etcd_data();
+            }
             if self.kernel.start(id) {
                 let chain = self.kernel.new_chain();
                 self.dispatch(id, chain, |c, ctx| c.on_start(ctx));
             }
         }
+        self.sync_etcd_running();
         Ok(())
     }
 
@@ -283,7 +318,7 @@ impl Cluster {
         if name == "etcd" {
             return Ok(self.etcd.clone());
         }
-        if let Some(id) = self.kernel.id(name).filter(|id| *id != self.kubectl) {
+        if let Some(id) = self.kernel.id(name).filter(|id| *id != self.kubectl && *id != self.shell) {
             return Ok(vec![id]);
         }
         if self.config.all_nodes().any(|n| n.name == name) {
@@ -295,16 +330,22 @@ impl Cluster {
         Err(format!("unknown component {name:?}"))
     }
 
-    /// Starts a client program on the kubectl host as `user`; returns its pid.
+    /// Starts a client program on the kubectl host as `user`; returns its pid and chain.
     pub fn spawn<F>(&mut self, user: Option<&str>, make: F) -> (u64, u64)
     where
         F: FnOnce(Api) -> std::pin::Pin<Box<dyn std::future::Future<Output = i32>>>,
     {
         let credentials = self.credentials_for(user.unwrap_or(&self.user.clone()));
-        let id = self.kubectl;
+        self.spawn_on(self.kubectl, credentials, make)
+    }
+
+    fn spawn_on<F>(&mut self, host: ComponentId, credentials: Credentials, make: F) -> (u64, u64)
+    where
+        F: FnOnce(Api) -> std::pin::Pin<Box<dyn std::future::Future<Output = i32>>>,
+    {
         let chain = self.kernel.new_chain();
         let mut pid = 0;
-        self.dispatch(id, chain, |c, ctx| {
+        self.dispatch(host, chain, |c, ctx| {
             if let Component::Host(h) = c {
                 let (api, _) = h.api(credentials, None);
                 let program = make(api.clone());
@@ -315,7 +356,11 @@ impl Cluster {
     }
 
     fn host(&self) -> Option<&ProcessHost> {
-        match &self.components[self.kubectl.0 as usize] {
+        self.host_at(self.kubectl)
+    }
+
+    fn host_at(&self, id: ComponentId) -> Option<&ProcessHost> {
+        match &self.components[id.0 as usize] {
             Component::Host(h) => Some(h),
             _ => None,
         }
@@ -326,10 +371,17 @@ impl Cluster {
     }
 
     /// Runs the simulation until process `pid` exits or `limit_ms` of simulated time pass.
-    pub fn run_until_exit(&mut self, (pid, chain): (u64, u64), limit_ms: u64) -> CommandResult {
+    pub fn run_until_exit(&mut self, spawned: (u64, u64), limit_ms: u64) -> CommandResult {
+        self.run_host_until_exit(self.kubectl, spawned, limit_ms)
+    }
+
+    fn run_host_until_exit(&mut self, host: ComponentId, (pid, chain): (u64, u64), limit_ms: u64) -> CommandResult {
         let deadline = self.kernel.now().plus_ms(limit_ms);
         loop {
-            let status = self.process_status(pid).unwrap_or(ProcessStatus { output: String::new(), exit: Some(1) });
+            let status = self
+                .host_at(host)
+                .and_then(|h| h.status(pid))
+                .unwrap_or(ProcessStatus { output: String::new(), exit: Some(1) });
             if status.exit.is_some() {
                 return CommandResult { output: status.output, exit: status.exit, chain };
             }
@@ -343,6 +395,83 @@ impl Cluster {
                 }
             }
         }
+    }
+
+    /// Runs one command line in `node`'s shell until it exits or `limit_ms` pass. The control-plane node runs
+    /// `etcdctl` and `etcdutl` against the etcd members directly; other commands (and other nodes) wait for
+    /// the node shell that arrives with the kubelet, and exit 127.
+    pub fn shell(&mut self, node: &str, line: &str, limit_ms: u64) -> CommandResult {
+        let words = match crate::etcdctl::command_words(line) {
+            Ok(w) => w,
+            Err(e) => return CommandResult { output: format!("bash: {e}\n"), exit: Some(2), chain: 0 },
+        };
+        let program = words.first().cloned().unwrap_or_default();
+        if !self.config.all_nodes().any(|n| n.name == node) {
+            return CommandResult { output: format!("unknown node {node:?}\n"), exit: Some(1), chain: 0 };
+        }
+        if node != self.config.control_plane.name || !matches!(program.as_str(), "etcdctl" | "etcdutl") {
+            let output = format!(
+                "{program}: kubeglass's node shell runs only etcdctl and etcdutl on {} for now; the rest of the node shell arrives with the kubelet\n",
+                self.config.control_plane.name
+            );
+            return CommandResult { output, exit: Some(127), chain: 0 };
+        }
+        let inv = crate::etcdctl::Invocation {
+            words,
+            members: self.etcd.clone(),
+            node: node.to_string(),
+            fs: Rc::clone(&self.control_plane_fs),
+        };
+        let host = self.shell;
+        let spawned = self.spawn_on(host, Credentials::Anonymous, move |api| Box::pin(crate::etcdctl::run(api, inv)));
+        let result = self.run_host_until_exit(host, spawned, limit_ms);
+        if result.exit.is_some() {
+            if let Component::Host(h) = &mut self.components[host.0 as usize] {
+                h.forget(spawned.0);
+            }
+        }
+        result
+    }
+
+    /// The control-plane node's files.
+    pub fn control_plane_fs(&self) -> std::cell::Ref<'_, NodeFs> {
+        self.control_plane_fs.borrow()
+    }
+
+    /// Runs the simulation until every process of `spawned` exits or `limit_ms` of simulated time pass; the
+    /// results are in the order of `spawned`.
+    pub fn run_until_all_exit(&mut self, spawned: &[(u64, u64)], limit_ms: u64) -> Vec<CommandResult> {
+        let deadline = self.kernel.now().plus_ms(limit_ms);
+        // Processes are checked in order; one that exited stays exited, so each is passed once.
+        let mut waiting = 0;
+        while waiting < spawned.len() {
+            let exited = self.host().is_none_or(|h| h.exit_code(spawned[waiting].0).is_some());
+            if exited {
+                waiting += 1;
+                continue;
+            }
+            match self.kernel.next_time() {
+                Some(t) if t <= deadline => {
+                    self.step();
+                }
+                _ => {
+                    self.kernel.advance_to(deadline);
+                    break;
+                }
+            }
+        }
+        spawned
+            .iter()
+            .map(|&(pid, chain)| {
+                let status = self.process_status(pid).unwrap_or(ProcessStatus { output: String::new(), exit: Some(1) });
+                if status.exit.is_some() {
+                    if let Component::Host(h) = &mut self.components[self.kubectl.0 as usize] {
+                        h.forget(pid);
+                    }
+                }
+                CommandResult { output: status.output, exit: status.exit, chain }
+            })
+            .collect()
     }
 
     /// Runs one kubectl command line as the current user until it exits or `limit_ms` pass. A command still

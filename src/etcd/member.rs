@@ -196,6 +196,16 @@ impl EtcdMember {
         }
     }
 
+    /// Replaces this (stopped) member's data directory with one restored from a snapshot (`etcdutl snapshot
+    /// restore`): a new single-history cluster whose store holds the snapshot's keys. Term, log and votes start
+    /// over as for a fresh cluster (member 0 leads), so every member must be restored from the same snapshot.
+    pub fn restore_data(&mut self, restored: Store) {
+        let (max, retain) = (self.log_max, self.log_retain);
+        *self = EtcdMember::new(self.index, self.members.clone(), self.index == 0);
+        self.set_log_limits(max, retain);
+        self.store = restored;
+    }
+
     /// Changes when applied log entries are dropped (`max` entries kept before trimming down to `retain`).
     pub fn set_log_limits(&mut self, max: usize, retain: usize) {
         self.log_max = max.max(1);
@@ -314,7 +324,31 @@ impl EtcdMember {
                 self.client_watch(ctx, from, watch_id, prefix, start_revision)
             }
             EtcdMessage::Compact { revision } => self.client_compact(ctx, revision),
-            EtcdMessage::TxnResult { .. } | EtcdMessage::WatchEvents { .. } | EtcdMessage::WatchCanceled { .. } => {}
+            EtcdMessage::WatchProgress { watch_id } => self.client_watch_progress(ctx, from, watch_id),
+            EtcdMessage::Status { request_id } => {
+                let status = Box::new(self.status());
+                ctx.send(from, Payload::Etcd(EtcdMessage::StatusResult { request_id, status }));
+            }
+            EtcdMessage::MemberList { request_id } => {
+                let members = (0..self.members.len() as u32).collect();
+                ctx.send(from, Payload::Etcd(EtcdMessage::MemberListResult { request_id, members }));
+            }
+            EtcdMessage::RangeAt { request_id, key, prefix, revision } => {
+                let result = self.store.range_at(&key, prefix, revision);
+                ctx.send(from, Payload::Etcd(EtcdMessage::RangeAtResult { request_id, result }));
+            }
+            EtcdMessage::SnapshotSave { request_id } => {
+                let snapshot = Box::new(self.store.snapshot());
+                ctx.send(from, Payload::Etcd(EtcdMessage::SnapshotData { request_id, snapshot }));
+            }
+            EtcdMessage::TxnResult { .. }
+            | EtcdMessage::StatusResult { .. }
+            | EtcdMessage::MemberListResult { .. }
+            | EtcdMessage::RangeAtResult { .. }
+            | EtcdMessage::SnapshotData { .. }
+            | EtcdMessage::WatchEvents { .. }
+            | EtcdMessage::WatchCanceled { .. }
+            | EtcdMessage::WatchProgressNotify { .. } => {}
             raft => self.on_raft(ctx, raft),
         }
     }
@@ -388,6 +422,15 @@ impl EtcdMember {
             },
         };
         ctx.send(client, Payload::Etcd(reply));
+    }
+
+    /// A progress notification: watches stream each revision as it is applied, so every event up to the
+    /// store's revision has been sent (on the same connection, hence delivered before this reply).
+    fn client_watch_progress(&mut self, ctx: &mut Ctx, client: ComponentId, watch_id: u64) {
+        if self.watches.contains_key(&(client, watch_id)) {
+            let msg = EtcdMessage::WatchProgressNotify { watch_id, revision: self.store.revision() };
+            ctx.send(client, Payload::Etcd(msg));
+        }
     }
 
     /// Applies every committed entry not yet applied, answering this member's clients and feeding watches.

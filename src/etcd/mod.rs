@@ -125,6 +125,8 @@ pub enum EtcdError {
     Compacted { compact_revision: u64 },
     /// `etcdserver: no leader`.
     NoLeader,
+    /// `mvcc: required revision is a future revision`.
+    FutureRevision,
 }
 
 impl std::fmt::Display for EtcdError {
@@ -133,6 +135,7 @@ impl std::fmt::Display for EtcdError {
             EtcdError::Timeout => f.write_str("etcdserver: request timed out"),
             EtcdError::Compacted { .. } => f.write_str("mvcc: required revision has been compacted"),
             EtcdError::NoLeader => f.write_str("etcdserver: no leader"),
+            EtcdError::FutureRevision => f.write_str("mvcc: required revision is a future revision"),
         }
     }
 }
@@ -164,6 +167,28 @@ pub enum EtcdMessage {
     WatchEvents { watch_id: u64, events: Vec<Event> },
     /// Member → client: the watch cannot start that early (history compacted).
     WatchCanceled { watch_id: u64, compact_revision: u64 },
+    /// Client → member: ask for a progress notification on a watch (etcd's `WatchProgressRequest`).
+    WatchProgress { watch_id: u64 },
+    /// Member → client: every event up to `revision` has been sent on this watch (a progress notification: an
+    /// empty watch response whose header carries the store's current revision).
+    WatchProgressNotify { watch_id: u64, revision: u64 },
+    /// Client → member: this member's status (etcd's Maintenance `Status`, answered locally).
+    Status { request_id: u64 },
+    /// Member → client.
+    StatusResult { request_id: u64, status: Box<member::MemberStatus> },
+    /// Client → member: a key or prefix as of an older revision (`etcdctl get --rev`), answered from this
+    /// member's store without going through Raft (a serializable read).
+    RangeAt { request_id: u64, key: String, prefix: bool, revision: u64 },
+    /// Member → client.
+    RangeAtResult { request_id: u64, result: Result<Vec<KeyValue>, EtcdError> },
+    /// Client → member: the cluster's members (etcd's Cluster `MemberList`), by index.
+    MemberList { request_id: u64 },
+    /// Member → client.
+    MemberListResult { request_id: u64, members: Vec<u32> },
+    /// Client → member: the member's whole store (etcd's Maintenance `Snapshot` stream, here in one piece).
+    SnapshotSave { request_id: u64 },
+    /// Member → client.
+    SnapshotData { request_id: u64, snapshot: Box<store::Snapshot> },
     /// Client → member: compact history up to `revision` (the apiserver does it every 5 minutes).
     Compact { revision: u64 },
     /// Raft: follower forwards a client proposal to the leader.
@@ -209,6 +234,17 @@ impl EtcdMessage {
                 format!("etcd watch {kind}")
             }
             EtcdMessage::WatchCanceled { .. } => "etcd watch canceled".into(),
+            EtcdMessage::WatchProgress { .. } => "etcd watch progress request".into(),
+            EtcdMessage::Status { .. } => "etcd status".into(),
+            EtcdMessage::StatusResult { status, .. } => format!("etcd status rev {}", status.revision),
+            EtcdMessage::MemberList { .. } => "etcd member list".into(),
+            EtcdMessage::RangeAt { revision, .. } => format!("etcd range at rev {revision}"),
+            EtcdMessage::RangeAtResult { result: Ok(kvs), .. } => format!("etcd range {} keys", kvs.len()),
+            EtcdMessage::RangeAtResult { result: Err(e), .. } => e.to_string(),
+            EtcdMessage::MemberListResult { members, .. } => format!("etcd {} members", members.len()),
+            EtcdMessage::SnapshotSave { .. } => "etcd snapshot".into(),
+            EtcdMessage::SnapshotData { snapshot, .. } => format!("etcd snapshot rev {}", snapshot.revision),
+            EtcdMessage::WatchProgressNotify { revision, .. } => format!("etcd watch progress rev {revision}"),
             EtcdMessage::Compact { revision } => format!("etcd compact {revision}"),
             EtcdMessage::Propose { .. } => "raft propose".into(),
             EtcdMessage::AppendEntries { entries, .. } => {
@@ -240,6 +276,21 @@ impl EtcdMessage {
             EtcdMessage::TxnResult { result: Ok(r), .. } => Some(r.revision),
             EtcdMessage::WatchEvents { events, .. } => events.last().map(|e| e.kv.mod_revision),
             EtcdMessage::InstallSnapshot { snapshot, .. } => Some(snapshot.revision),
+            EtcdMessage::WatchProgressNotify { revision, .. } => Some(*revision),
+            EtcdMessage::SnapshotData { snapshot, .. } => Some(snapshot.revision),
+            EtcdMessage::StatusResult { status, .. } => Some(status.revision),
+            _ => None,
+        }
+    }
+
+    /// The request a reply answers.
+    pub fn reply_to(&self) -> Option<u64> {
+        match self {
+            EtcdMessage::TxnResult { request_id, .. }
+            | EtcdMessage::StatusResult { request_id, .. }
+            | EtcdMessage::MemberListResult { request_id, .. }
+            | EtcdMessage::RangeAtResult { request_id, .. }
+            | EtcdMessage::SnapshotData { request_id, .. } => Some(*request_id),
             _ => None,
         }
     }
@@ -247,7 +298,11 @@ impl EtcdMessage {
     /// Requests a client sends and waits on (a refused one fails at once).
     pub fn request_id(&self) -> Option<u64> {
         match self {
-            EtcdMessage::Txn { request_id, .. } => Some(*request_id),
+            EtcdMessage::Txn { request_id, .. }
+            | EtcdMessage::Status { request_id }
+            | EtcdMessage::MemberList { request_id }
+            | EtcdMessage::RangeAt { request_id, .. }
+            | EtcdMessage::SnapshotSave { request_id } => Some(*request_id),
             EtcdMessage::Watch { watch_id, .. } => Some(*watch_id),
             _ => None,
         }

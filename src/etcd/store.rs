@@ -162,6 +162,33 @@ impl Store {
         }
     }
 
+    /// A key, or every key under a prefix, as of `revision` (0: now): the current keys with the history
+    /// after `revision` undone, newest first. Compacted and future revisions fail as in etcd.
+    pub fn range_at(&self, key: &str, prefix: bool, revision: u64) -> Result<Vec<KeyValue>, EtcdError> {
+        if revision == 0 || revision == self.revision {
+            return Ok(self.range(key, prefix));
+        }
+        if revision > self.revision {
+            return Err(EtcdError::FutureRevision);
+        }
+        if revision <= self.compact_revision {
+            return Err(EtcdError::Compacted { compact_revision: self.compact_revision });
+        }
+        let wanted = |k: &str| if prefix { k.starts_with(key) } else { k == key };
+        let mut keys: BTreeMap<String, KeyValue> =
+            self.range(key, prefix).into_iter().map(|kv| (kv.key.clone(), kv)).collect();
+        for e in self.history.iter().rev().take_while(|e| e.kv.mod_revision > revision) {
+            if !wanted(&e.kv.key) {
+                continue;
+            }
+            match &e.prev {
+                Some(prev) => keys.insert(prev.key.clone(), prev.clone()),
+                None => keys.remove(&e.kv.key),
+            };
+        }
+        Ok(keys.into_values().collect())
+    }
+
     /// Events under `prefix` with revision >= `start_revision`, oldest first. 0 means "from now on" (no
     /// history). A start at or before the compact revision fails as etcd's `ErrCompacted` does.
     pub fn events_since(&self, prefix: &str, start_revision: u64) -> Result<Vec<Event>, EtcdError> {
@@ -198,6 +225,15 @@ impl Store {
     /// The current keys and revision.
     pub fn snapshot(&self) -> Snapshot {
         Snapshot { keys: self.keys.clone(), revision: self.revision, compact_revision: self.compact_revision }
+    }
+
+    /// What `etcdutl snapshot restore` builds: the snapshot's keys at its revision, or `bump` revisions later
+    /// (`--bump-revision`); with `mark_compacted` (`--mark-compacted`) everything up to the new revision counts
+    /// as compacted, so watches that had seen later revisions are canceled instead of waiting silently.
+    pub fn from_backup(snapshot: Snapshot, bump: u64, mark_compacted: bool) -> Store {
+        let revision = snapshot.revision.max(1).saturating_add(bump);
+        let compact_revision = if mark_compacted { revision } else { snapshot.compact_revision };
+        Store { keys: snapshot.keys, revision, compact_revision, history: VecDeque::new() }
     }
 
     /// A store holding exactly the snapshot's keys at its revision. The snapshot carries no history, so the
@@ -401,6 +437,42 @@ mod tests {
         assert_eq!(store.compact(100), Ok(6));
         assert_eq!(store.history_len(), 0);
         assert_eq!(store.len(), 1);
+    }
+
+    #[test]
+    fn a_range_at_an_older_revision_undoes_later_puts_and_deletes() {
+        let mut store = Store::new();
+        store.apply(&txn(vec![put("/p/a")]));
+        store.apply(&txn(vec![put("/p/b")]));
+        store.apply(&txn(vec![put("/p/a"), del("/p/b")]));
+        store.apply(&txn(vec![put("/p/c")]));
+        let at = |rev| {
+            store
+                .range_at("/p/", true, rev)
+                .map(|kvs| kvs.iter().map(|kv| (kv.key.clone(), kv.mod_revision)).collect::<Vec<_>>())
+        };
+        assert_eq!(at(2), Ok(vec![("/p/a".to_string(), 2)]));
+        assert_eq!(at(3), Ok(vec![("/p/a".to_string(), 2), ("/p/b".to_string(), 3)]));
+        assert_eq!(at(4), Ok(vec![("/p/a".to_string(), 4)]));
+        assert_eq!(at(0), at(5));
+        assert_eq!(at(6), Err(EtcdError::FutureRevision));
+        assert_eq!(store.range_at("/p/b", false, 3).map(|k| k.len()), Ok(1));
+        store.compact(3).unwrap();
+        assert_eq!(store.range_at("/p/", true, 3), Err(EtcdError::Compacted { compact_revision: 3 }));
+    }
+
+    #[test]
+    fn a_backup_restored_with_a_revision_bump_and_compaction_cancels_older_watches() {
+        let mut store = Store::new();
+        store.apply(&txn(vec![put("/a")]));
+        let snap = store.snapshot();
+        let plain = Store::from_backup(snap.clone(), 0, false);
+        assert_eq!((plain.revision(), plain.compact_revision()), (2, 0));
+        assert_eq!(plain.events_since("/", 50), Ok(vec![]));
+        let bumped = Store::from_backup(snap, 1000, true);
+        assert_eq!((bumped.revision(), bumped.compact_revision()), (1002, 1002));
+        assert!(bumped.events_since("/", 50).is_err());
+        assert_eq!(bumped.get("/a").map(|kv| kv.mod_revision), Some(2));
     }
 
     #[test]

@@ -145,11 +145,11 @@ fn run_step(cluster: &mut Cluster, step: &Step) -> StepRecord {
             (format!("# wait {}", crate::sim::time::go_duration(*ms)), String::new(), Some(0))
         }
         Action::WaitFor { command, contains, timeout_ms } => wait_for(cluster, command, contains, *timeout_ms),
-        Action::Shell { node, command } => (
-            format!("{node}$ {command}"),
-            format!("{command}: node shells arrive with the kubelet and container runtime\n"),
-            Some(127),
-        ),
+        Action::Shell { node, command } => {
+            let r = cluster.shell(node, command, COMMAND_LIMIT_MS);
+            chain = r.chain;
+            (format!("{node}$ {command}"), r.output, r.exit)
+        }
         Action::As { user } => match cluster.set_user(user) {
             Ok(()) => (format!("# as {user}"), String::new(), Some(0)),
             Err(e) => (format!("# as {user}"), format!("{e}\n"), Some(1)),

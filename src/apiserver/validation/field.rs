@@ -19,10 +19,13 @@ impl Path {
 
     pub fn child(&self, name: &str) -> Path {
         if self.0.is_empty() {
-            Path(name.to_string())
-        } else {
-            Path(format!("{}.{name}", self.0))
+            return Path(name.to_string());
         }
+        let mut s = String::with_capacity(self.0.len() + 1 + name.len());
+        s.push_str(&self.0);
+        s.push('.');
+        s.push_str(name);
+        Path(s)
     }
 
     /// `a.b` then `c` gives `a.b.c`; several segments at once (`Child("spec", "template")`).
@@ -31,16 +34,40 @@ impl Path {
     }
 
     pub fn index(&self, i: usize) -> Path {
-        Path(format!("{}[{i}]", self.0))
+        let mut s = String::with_capacity(self.0.len() + 8);
+        s.push_str(&self.0);
+        s.push('[');
+        s.push_str(itoa(i).as_str());
+        s.push(']');
+        Path(s)
     }
 
     pub fn key(&self, k: &str) -> Path {
-        Path(format!("{}[{k}]", self.0))
+        let mut s = String::with_capacity(self.0.len() + 2 + k.len());
+        s.push_str(&self.0);
+        s.push('[');
+        s.push_str(k);
+        s.push(']');
+        Path(s)
     }
 
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
+
+/// Decimal digits of `n` without the formatting machinery (paths are built for every field validated).
+fn itoa(mut n: usize) -> String {
+    let mut digits = Vec::with_capacity(20);
+    loop {
+        digits.push(b'0' + (n % 10) as u8);
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    digits.reverse();
+    String::from_utf8(digits).unwrap_or_default()
 }
 
 impl std::fmt::Display for Path {
@@ -231,6 +258,7 @@ mod tests {
         assert_eq!(p.as_str(), "spec.template.spec.containers[0].image");
         assert_eq!(Path::new("metadata").child("labels").key("app").as_str(), "metadata.labels[app]");
         assert_eq!(Path::new("").child("data").as_str(), "data");
+        assert_eq!(Path::new("items").index(1207).as_str(), "items[1207]");
     }
 
     #[test]
