@@ -4,6 +4,9 @@
 //! through its one connection to kube-apiserver. Stopping the process stops every loop.
 //! Counterpart: `cmd/kube-controller-manager`, `pkg/controller/*`.
 
+pub mod deployment;
+pub mod garbagecollector;
+pub mod replicaset;
 pub mod serviceaccount;
 
 use std::collections::BTreeMap;
@@ -126,7 +129,12 @@ pub struct ControllerManager {
 
 impl ControllerManager {
     pub fn new(server: ComponentId) -> ControllerManager {
-        let loops: Vec<Box<dyn Controller>> = vec![Box::new(serviceaccount::ServiceAccountController)];
+        let loops: Vec<Box<dyn Controller>> = vec![
+            Box::new(serviceaccount::ServiceAccountController),
+            Box::new(deployment::DeploymentController::default()),
+            Box::new(replicaset::ReplicaSetController::default()),
+            Box::new(garbagecollector::GarbageCollector::default()),
+        ];
         ControllerManager::with_loops(server, loops)
     }
 
