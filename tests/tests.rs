@@ -3,6 +3,7 @@
 mod apiserver_path;
 mod controllers;
 mod determinism;
+mod replication;
 mod scenarios;
 mod scheduler;
 mod view;

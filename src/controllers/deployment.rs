@@ -25,7 +25,7 @@ use crate::client::informer::Change;
 use crate::client::ClientError;
 use crate::sim::SimTime;
 
-use super::replicaset::{controller_ref, owner_ref_to, sim_time};
+use super::replicaset::{controller_ref, owner_ref_to, retain_owner_refs, sim_time};
 use super::{Controller, Cx};
 
 pub const REVISION: &str = "deployment.kubernetes.io/revision";
@@ -239,9 +239,7 @@ impl DeploymentController {
                         owned.push(rs.clone());
                     } else {
                         let mut released = rs.clone();
-                        if let Some(refs) = released.metadata.owner_references.as_mut() {
-                            refs.retain(|r| r.uid != uid);
-                        }
+                        retain_owner_refs(&mut released.metadata, |r| r.uid != uid);
                         let tag = self.tag(Op::Other { deploy: key.to_string() });
                         cx.update(Object::ReplicaSet(released), tag);
                         return;
@@ -266,7 +264,10 @@ impl DeploymentController {
         });
 
         let template = template_without_hash(Some(&spec.template));
-        let new_rs = owned.iter().find(|rs| template_without_hash(rs.spec.as_ref().and_then(|s| s.template.as_ref())) == template).cloned();
+        let new_rs = owned
+            .iter()
+            .find(|rs| template_without_hash(rs.spec.as_ref().and_then(|s| s.template.as_ref())) == template)
+            .cloned();
         let new_name = new_rs.as_ref().and_then(|r| r.metadata.name.clone());
         let olds: Vec<&ReplicaSet> =
             owned.iter().filter(|rs| rs.metadata.name != new_name || new_name.is_none()).collect();
@@ -464,14 +465,7 @@ impl DeploymentController {
         }
     }
 
-    fn sync_status(
-        &mut self,
-        d: &Deployment,
-        new_rs: Option<&ReplicaSet>,
-        all: &[ReplicaSet],
-        key: &str,
-        cx: &mut Cx,
-    ) {
+    fn sync_status(&mut self, d: &Deployment, new_rs: Option<&ReplicaSet>, all: &[ReplicaSet], key: &str, cx: &mut Cx) {
         let spec = d.spec.clone().unwrap_or_default();
         let replicas = spec.replicas.unwrap_or(1).max(0);
         let (_, max_unavailable) = fenceposts(d);
@@ -525,7 +519,13 @@ impl DeploymentController {
             });
         };
         if available >= replicas - max_unavailable {
-            set(&mut conditions, "Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.".into());
+            set(
+                &mut conditions,
+                "Available",
+                "True",
+                "MinimumReplicasAvailable",
+                "Deployment has minimum availability.".into(),
+            );
         } else {
             set(
                 &mut conditions,
@@ -546,8 +546,10 @@ impl DeploymentController {
         } else if let Some(rs) = new_rs {
             let name = rs.metadata.name.clone().unwrap_or_default();
             let (rs_replicas, _, rs_available) = status_of(rs);
-            let complete =
-                spec_replicas(rs) == replicas && rs_replicas == replicas && rs_available == replicas && total == replicas;
+            let complete = spec_replicas(rs) == replicas
+                && rs_replicas == replicas
+                && rs_available == replicas
+                && total == replicas;
             let n = |v: Option<i32>| v.unwrap_or(0);
             // `DeploymentProgressing`: more updated, ready or available pods, or fewer old ones.
             let progressed = n(status.updated_replicas) > n(old.updated_replicas)

@@ -98,9 +98,7 @@ impl GarbageCollector {
                         continue;
                     }
                     let mut updated = dep.as_ref().clone();
-                    if let Some(refs) = updated.meta_mut().owner_references.as_mut() {
-                        refs.retain(|r| r.uid != uid);
-                    }
+                    super::replicaset::retain_owner_refs(updated.meta_mut(), |r| r.uid != uid);
                     let tag = self.send_tag(&duid, "orphan");
                     cx.update(updated, tag);
                 }
@@ -175,9 +173,7 @@ impl GarbageCollector {
                 }
             } else {
                 let mut updated = dep.as_ref().clone();
-                if let Some(refs) = updated.meta_mut().owner_references.as_mut() {
-                    refs.retain(|r| !dangling.contains(&r.uid.as_str()));
-                }
+                super::replicaset::retain_owner_refs(updated.meta_mut(), |r| !dangling.contains(&r.uid.as_str()));
                 let tag = self.send_tag(&duid, "dangling");
                 cx.update(updated, tag);
             }

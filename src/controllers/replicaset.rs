@@ -47,6 +47,16 @@ pub fn owner_ref_to(owner: &ObjectMeta, api_version: &str, kind: &str) -> OwnerR
     }
 }
 
+/// Keeps the ownerReferences `keep` accepts; none left means the field is gone (as `omitempty` prints it).
+pub fn retain_owner_refs(meta: &mut ObjectMeta, keep: impl Fn(&OwnerReference) -> bool) {
+    if let Some(refs) = meta.owner_references.as_mut() {
+        refs.retain(|r| keep(r));
+    }
+    if meta.owner_references.as_ref().is_some_and(Vec::is_empty) {
+        meta.owner_references = None;
+    }
+}
+
 /// A Kubernetes timestamp as simulated time.
 pub fn sim_time(t: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>) -> Option<SimTime> {
     let v = serde_json::to_value(t?).ok()?;
@@ -216,9 +226,7 @@ impl ReplicaSetController {
                         owned.push(p.clone());
                     } else if pod.metadata.deletion_timestamp.is_none() {
                         let mut released = pod.clone();
-                        if let Some(refs) = released.metadata.owner_references.as_mut() {
-                            refs.retain(|r| r.uid != uid);
-                        }
+                        retain_owner_refs(&mut released.metadata, |r| r.uid != uid);
                         let tag = self.tag(Op::Claim { rs: key.to_string() });
                         cx.update(Object::Pod(released), tag);
                     }
@@ -294,7 +302,10 @@ impl ReplicaSetController {
         let fully = active
             .iter()
             .filter(|p| {
-                template_labels.iter().flatten().all(|(k, v)| p.metadata.labels.as_ref().and_then(|l| l.get(k)) == Some(v))
+                template_labels
+                    .iter()
+                    .flatten()
+                    .all(|(k, v)| p.metadata.labels.as_ref().and_then(|l| l.get(k)) == Some(v))
             })
             .count() as i32;
         let ready = active.iter().filter(|p| ready_since(p).is_some()).count() as i32;
@@ -308,16 +319,21 @@ impl ReplicaSetController {
                 .filter(|t| *t > cx.now)
                 .min()
             {
-                let key = format!("{}/{}", rs.metadata.namespace.as_deref().unwrap_or(""), rs.metadata.name.as_deref().unwrap_or(""));
+                let key = format!(
+                    "{}/{}",
+                    rs.metadata.namespace.as_deref().unwrap_or(""),
+                    rs.metadata.name.as_deref().unwrap_or("")
+                );
                 self.requeue(&key, next.since(cx.now), cx);
             }
         }
         let old = rs.status.clone().unwrap_or_default();
         let mut status = old.clone();
         status.replicas = active.len() as i32;
-        status.fully_labeled_replicas = Some(fully);
-        status.ready_replicas = Some(ready);
-        status.available_replicas = Some(available);
+        // Zero counts are left out, as the real status's `omitempty` fields are.
+        status.fully_labeled_replicas = (fully > 0).then_some(fully);
+        status.ready_replicas = (ready > 0).then_some(ready);
+        status.available_replicas = (available > 0).then_some(available);
         status.observed_generation = rs.metadata.generation;
         if status != old {
             let mut updated = rs.clone();
