@@ -10,8 +10,13 @@ use regex_lite::Regex;
 use crate::{apply, kubectl};
 
 fn deployment(replicas: u32, image: &str) -> String {
+    deployment_with(replicas, image, "")
+}
+
+/// A Deployment `web` with more `spec` lines (two-space indented).
+fn deployment_with(replicas: u32, image: &str, extra: &str) -> String {
     format!(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: {replicas}\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: nginx\n        image: {image}\n"
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n{extra}  replicas: {replicas}\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: nginx\n        image: {image}\n"
     )
 }
 
@@ -302,4 +307,83 @@ fn with_the_controller_manager_stopped_a_deployment_gets_no_replicaset_until_it_
     c.advance_ms(5_000);
     assert_eq!(names(&mut c, "rs").len(), 1);
     assert_eq!(names(&mut c, "pods").len(), 3);
+}
+
+fn conditions(c: &mut Cluster) -> String {
+    kubectl(c, "get deploy web -o 'jsonpath={range .status.conditions[*]}{.type}={.status}/{.reason}/{.message}{\"\\n\"}{end}'").0
+}
+
+#[test]
+fn a_rollout_that_makes_no_progress_exceeds_its_deadline() {
+    let mut c = Cluster::new_default(10);
+    apply(&mut c, &deployment_with(2, "nginx", "  progressDeadlineSeconds: 30\n"));
+    c.advance_ms(3_000);
+    let rs = names(&mut c, "rs")[0].clone();
+    let conds = conditions(&mut c);
+    assert!(
+        conds.contains(&format!("Progressing=True/ReplicaSetUpdated/ReplicaSet \"{rs}\" is progressing.\n")),
+        "{conds}"
+    );
+    assert!(
+        conds.contains("Available=False/MinimumReplicasUnavailable/Deployment does not have minimum availability.\n")
+    );
+    c.advance_ms(40_000);
+    let conds = conditions(&mut c);
+    assert!(
+        conds.contains(&format!(
+            "Progressing=False/ProgressDeadlineExceeded/ReplicaSet \"{rs}\" has timed out progressing.\n"
+        )),
+        "{conds}"
+    );
+}
+
+#[test]
+fn recreate_scales_the_old_replicaset_to_zero_before_the_new_one_comes_up() {
+    let mut c = Cluster::new_default(11);
+    let strategy = "  strategy:\n    type: Recreate\n";
+    apply(&mut c, &deployment_with(3, "nginx:1.26", strategy));
+    c.advance_ms(3_000);
+    make_pods_ready(&mut c);
+    c.advance_ms(2_000);
+    let old = names(&mut c, "rs")[0].clone();
+    apply(&mut c, &deployment_with(3, "nginx:1.27", strategy));
+    c.advance_ms(5_000);
+    let new = names(&mut c, "rs").into_iter().find(|n| *n != old).unwrap();
+    let (events, _) = kubectl(&mut c, "get events --field-selector involvedObject.kind=Deployment");
+    let down = events.find(&format!("Scaled down replica set {old} from 3 to 0")).expect(&events);
+    let up = events.find(&format!("Scaled up replica set {new} from 0 to 3")).expect(&events);
+    assert_ne!(down, up);
+    assert_eq!(live_pods(&mut c).len(), 3);
+    assert!(live_pods(&mut c).iter().all(|p| p.starts_with(&format!("{new}-"))));
+}
+
+#[test]
+fn a_paused_deployment_rolls_nothing_out_until_resumed_and_old_revisions_are_pruned_to_the_limit() {
+    let mut c = Cluster::new_default(12);
+    let extra = |paused: bool| format!("  paused: {paused}\n  revisionHistoryLimit: 1\n");
+    apply(&mut c, &deployment_with(2, "nginx:1.25", &extra(false)));
+    c.advance_ms(3_000);
+    make_pods_ready(&mut c);
+    apply(&mut c, &deployment_with(2, "nginx:1.26", &extra(true)));
+    c.advance_ms(5_000);
+    assert_eq!(names(&mut c, "rs").len(), 1);
+    assert!(
+        conditions(&mut c).contains("Progressing=Unknown/DeploymentPaused/Deployment is paused\n"),
+        "{}",
+        conditions(&mut c)
+    );
+    for image in ["nginx:1.26", "nginx:1.27"] {
+        apply(&mut c, &deployment_with(2, image, &extra(false)));
+        for _ in 0..8 {
+            c.advance_ms(2_000);
+            make_pods_ready(&mut c);
+        }
+    }
+    // Three revisions; the current one and one old one are kept.
+    let rs = names(&mut c, "rs");
+    assert_eq!(rs.len(), 2, "{rs:?}");
+    let (revs, _) = kubectl(&mut c, "get rs -o 'jsonpath={range .items[*]}{.metadata.annotations.deployment\\.kubernetes\\.io/revision}{\" \"}{end}'");
+    let mut revs: Vec<&str> = revs.split_whitespace().collect();
+    revs.sort();
+    assert_eq!(revs, vec!["2", "3"]);
 }
