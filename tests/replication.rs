@@ -387,3 +387,26 @@ fn a_paused_deployment_rolls_nothing_out_until_resumed_and_old_revisions_are_pru
     revs.sort();
     assert_eq!(revs, vec!["2", "3"]);
 }
+
+#[test]
+fn a_pod_the_apiserver_refuses_is_reported_as_failed_create_and_retried_one_at_a_time() {
+    let mut c = Cluster::new_default(13);
+    apply(
+        &mut c,
+        &deployment(3, "nginx").replace("      containers:", "      priorityClassName: missing\n      containers:"),
+    );
+    c.advance_ms(5_000);
+    assert!(names(&mut c, "pods").is_empty());
+    let (events, _) = kubectl(&mut c, "get events --field-selector reason=FailedCreate");
+    let failed =
+        Regex::new(r"(?m)Warning +FailedCreate +replicaset/web-[4-9bcdf]+ +Error creating: .*no PriorityClass with name missing was found$")
+            .unwrap();
+    assert!(failed.is_match(&events), "{events}");
+    // Slow start: each retry sends one pod, never the three that are missing.
+    let (count, _) = kubectl(
+        &mut c,
+        "get events --field-selector reason=FailedCreate -o 'jsonpath={range .items[*]}{.count}{\" \"}{end}'",
+    );
+    let total: u32 = count.split_whitespace().filter_map(|n| n.parse::<u32>().ok()).sum();
+    assert!((1..=4).contains(&total), "{count}");
+}

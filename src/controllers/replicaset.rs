@@ -133,6 +133,8 @@ pub struct ReplicaSetController {
     batch: BTreeMap<String, i64>,
     /// Backoff per ReplicaSet after a failed request, in ms.
     backoff: BTreeMap<String, u64>,
+    /// No creates or deletes before this time after a failure (the rate-limited requeue of the real one).
+    not_before: BTreeMap<String, SimTime>,
     timers: BTreeMap<u64, String>,
     pending: BTreeMap<u64, Op>,
     next: u64,
@@ -155,6 +157,7 @@ impl ReplicaSetController {
         let b = self.backoff.entry(key.to_string()).or_insert(500);
         *b = (*b * 2).min(60_000);
         let after = *b;
+        self.not_before.insert(key.to_string(), cx.now.plus_ms(after));
         self.requeue(key, after, cx);
     }
 
@@ -204,6 +207,7 @@ impl ReplicaSetController {
             self.deleting.remove(key);
             self.batch.remove(key);
             self.backoff.remove(key);
+            self.not_before.remove(key);
             return;
         };
         let Object::ReplicaSet(rs) = obj.as_ref() else { return };
@@ -254,7 +258,8 @@ impl ReplicaSetController {
             .collect();
 
         let exp = self.expectations.get(key).copied().unwrap_or_default();
-        let satisfied = exp.adds <= 0 && exp.dels <= 0;
+        let waiting = self.not_before.get(key).is_some_and(|t| cx.now < *t);
+        let satisfied = exp.adds <= 0 && exp.dels <= 0 && !waiting;
         if satisfied && !being_deleted {
             let want = rs.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1).max(0) as i64;
             let diff = active.len() as i64 - want;
@@ -435,6 +440,7 @@ impl Controller for ReplicaSetController {
                 match (error, result) {
                     (None, Ok(ApiResponse::Object(pod))) => {
                         self.backoff.remove(&rs);
+                        self.not_before.remove(&rs);
                         cx.event(&owner, "Normal", "SuccessfulCreate", &format!("Created pod: {}", pod.name()));
                     }
                     (error, _) => {
