@@ -130,6 +130,11 @@ fn a_deployment_gets_a_replicaset_named_by_the_template_hash_and_pods_owned_by_i
     assert_eq!(owner, format!("ReplicaSet/{rs}/true/true"));
     let (owner, _) = kubectl(&mut c, &format!("get rs {rs} -o 'jsonpath={{.metadata.ownerReferences[0].kind}}/{{.metadata.ownerReferences[0].name}}/{{.metadata.annotations.deployment\\.kubernetes\\.io/revision}}'"));
     assert_eq!(owner, "Deployment/web/1");
+    let (deploy, _) = kubectl(
+        &mut c,
+        "get deploy web -o 'jsonpath={.metadata.annotations.deployment\\.kubernetes\\.io/revision}/{.metadata.generation}/{.status.observedGeneration}'",
+    );
+    assert_eq!(deploy, "1/1/1");
     let (events, _) = kubectl(&mut c, "get events");
     let scaled = format!(r"(?m)Normal +ScalingReplicaSet +deployment/web +Scaled up replica set {rs} from 0 to 3$");
     assert!(Regex::new(&scaled).unwrap().is_match(&events), "{events}");
@@ -212,6 +217,9 @@ fn a_new_image_rolls_out_through_a_second_replicaset_as_pods_become_ready() {
         &mut c,
         &format!("get rs {new} -o 'jsonpath={{.metadata.annotations.deployment\\.kubernetes\\.io/revision}}'"),
     );
+    assert_eq!(rev, "2");
+    let (rev, _) =
+        kubectl(&mut c, "get deploy web -o 'jsonpath={.metadata.annotations.deployment\\.kubernetes\\.io/revision}'");
     assert_eq!(rev, "2");
     let (events, _) = kubectl(&mut c, "get events --field-selector involvedObject.kind=Deployment");
     // maxSurge 1, maxUnavailable 0 for 3 replicas: one new pod at a time, then one old pod fewer.

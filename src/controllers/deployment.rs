@@ -33,6 +33,16 @@ pub const DESIRED_REPLICAS: &str = "deployment.kubernetes.io/desired-replicas";
 pub const MAX_REPLICAS: &str = "deployment.kubernetes.io/max-replicas";
 pub const HASH_LABEL: &str = "pod-template-hash";
 
+/// Deployment annotations not copied onto its ReplicaSets (`skipCopyAnnotation`).
+const SKIP_COPY: &[&str] = &[
+    "kubectl.kubernetes.io/last-applied-configuration",
+    REVISION,
+    "deployment.kubernetes.io/revision-history",
+    DESIRED_REPLICAS,
+    MAX_REPLICAS,
+    "deprecated.deployment.rollback.to",
+];
+
 /// The alphabet of `SafeEncodeString` (and of generated names): no vowels, no confusable digits.
 const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 
@@ -315,6 +325,16 @@ impl DeploymentController {
             return;
         }
 
+        // The Deployment carries the revision of its new ReplicaSet (`SetDeploymentRevision`).
+        let rs_revision = revision(&new_rs).to_string();
+        if d.metadata.annotations.as_ref().and_then(|a| a.get(REVISION)) != Some(&rs_revision) && !paused {
+            let mut updated = d.clone();
+            updated.metadata.annotations.get_or_insert_with(BTreeMap::new).insert(REVISION.into(), rs_revision);
+            let tag = self.tag(Op::Other { deploy: key.to_string() });
+            cx.update(Object::Deployment(updated), tag);
+            return;
+        }
+
         let new_spec = spec_replicas(&new_rs);
         let active_olds: Vec<&&ReplicaSet> = olds.iter().filter(|rs| spec_replicas(rs) > 0).collect();
         if paused || active_olds.is_empty() {
@@ -420,7 +440,7 @@ impl DeploymentController {
             .annotations
             .iter()
             .flatten()
-            .filter(|(k, _)| k.as_str() != "kubectl.kubernetes.io/last-applied-configuration" && k.as_str() != REVISION)
+            .filter(|(k, _)| !SKIP_COPY.contains(&k.as_str()))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         annotations.insert(REVISION.into(), revision.to_string());
