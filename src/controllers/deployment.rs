@@ -92,9 +92,9 @@ fn template_without_hash(spec: Option<&k8s_openapi::api::core::v1::PodTemplateSp
 /// Resolves an int-or-percent against `total`, rounding up or down.
 fn resolve(v: Option<&IntOrString>, default_percent: i32, total: i32, round_up: bool) -> i32 {
     match v {
-        Some(IntOrString::Int(i)) => *i,
+        Some(IntOrString::Int(i)) => bounded(*i),
         Some(IntOrString::String(s)) => {
-            let p: i64 = s.trim_end_matches('%').parse().unwrap_or(0);
+            let p: i64 = s.trim_end_matches('%').parse::<i64>().unwrap_or(0).clamp(0, 1_000);
             let t = total as i64 * p;
             (if round_up { (t + 99) / 100 } else { t / 100 }) as i32
         }
@@ -109,14 +109,14 @@ fn resolve(v: Option<&IntOrString>, default_percent: i32, total: i32, round_up: 
 /// (`ResolveFenceposts`). Recreate has neither.
 pub fn fenceposts(d: &Deployment) -> (i32, i32) {
     let spec = d.spec.as_ref();
-    let replicas = spec.and_then(|s| s.replicas).unwrap_or(1).max(0);
+    let replicas = bounded(spec.and_then(|s| s.replicas).unwrap_or(1));
     let strategy = spec.and_then(|s| s.strategy.as_ref());
     if strategy.and_then(|s| s.type_.as_deref()) == Some("Recreate") {
         return (0, 0);
     }
     let ru = strategy.and_then(|s| s.rolling_update.as_ref());
-    let surge = resolve(ru.and_then(|r| r.max_surge.as_ref()), 25, replicas, true).max(0);
-    let mut unavailable = resolve(ru.and_then(|r| r.max_unavailable.as_ref()), 25, replicas, false).max(0);
+    let surge = bounded(resolve(ru.and_then(|r| r.max_surge.as_ref()), 25, replicas, true));
+    let mut unavailable = bounded(resolve(ru.and_then(|r| r.max_unavailable.as_ref()), 25, replicas, false));
     if surge == 0 && unavailable == 0 {
         unavailable = 1;
     }
@@ -124,16 +124,29 @@ pub fn fenceposts(d: &Deployment) -> (i32, i32) {
 }
 
 fn revision(rs: &ReplicaSet) -> i64 {
-    rs.metadata.annotations.as_ref().and_then(|a| a.get(REVISION)).and_then(|r| r.parse().ok()).unwrap_or(0)
+    rs.metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(REVISION))
+        .and_then(|r| r.parse::<i64>().ok())
+        .unwrap_or(0)
+        .max(0)
+}
+
+/// Every replica count is kept within `0..=MAX_COUNT`, so sums over ReplicaSets cannot overflow.
+const MAX_COUNT: i32 = 1 << 24;
+
+fn bounded(n: i32) -> i32 {
+    n.clamp(0, MAX_COUNT)
 }
 
 fn spec_replicas(rs: &ReplicaSet) -> i32 {
-    rs.spec.as_ref().and_then(|s| s.replicas).unwrap_or(0)
+    bounded(rs.spec.as_ref().and_then(|s| s.replicas).unwrap_or(0))
 }
 
 fn status_of(rs: &ReplicaSet) -> (i32, i32, i32) {
     let s = rs.status.clone().unwrap_or_default();
-    (s.replicas, s.ready_replicas.unwrap_or(0), s.available_replicas.unwrap_or(0))
+    (bounded(s.replicas), bounded(s.ready_replicas.unwrap_or(0)), bounded(s.available_replicas.unwrap_or(0)))
 }
 
 #[derive(Debug)]
@@ -193,7 +206,7 @@ impl DeploymentController {
     fn scale(&mut self, d: &Deployment, rs: &ReplicaSet, to: i32, key: &str, cx: &mut Cx) {
         let from = spec_replicas(rs);
         let (surge, _) = fenceposts(d);
-        let replicas = d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
+        let replicas = bounded(d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1));
         let mut updated = rs.clone();
         let ann = updated.metadata.annotations.get_or_insert_with(BTreeMap::new);
         let desired = replicas.to_string();
@@ -230,7 +243,7 @@ impl DeploymentController {
         }
         let ns = d.metadata.namespace.clone().unwrap_or_default();
         let uid = d.metadata.uid.clone().unwrap_or_default();
-        let replicas = spec.replicas.unwrap_or(1).max(0);
+        let replicas = bounded(spec.replicas.unwrap_or(1));
         let paused = spec.paused == Some(true);
         let (surge, max_unavailable) = fenceposts(d);
 
@@ -308,7 +321,7 @@ impl DeploymentController {
                 let current: i32 = olds.iter().map(|rs| spec_replicas(rs)).sum();
                 (replicas + surge - current).clamp(0, replicas)
             };
-            self.create_new_rs(d, start, max_old_revision + 1, key, cx);
+            self.create_new_rs(d, start, max_old_revision.saturating_add(1), key, cx);
             return;
         };
 
@@ -319,7 +332,7 @@ impl DeploymentController {
                 .metadata
                 .annotations
                 .get_or_insert_with(BTreeMap::new)
-                .insert(REVISION.into(), (max_old_revision + 1).to_string());
+                .insert(REVISION.into(), (max_old_revision.saturating_add(1)).to_string());
             let tag = self.tag(Op::Other { deploy: key.to_string() });
             cx.update(Object::ReplicaSet(updated), tag);
             return;
@@ -434,7 +447,7 @@ impl DeploymentController {
         let mut selector = spec.selector.clone();
         selector.match_labels.get_or_insert_with(BTreeMap::new).insert(HASH_LABEL.into(), hash.clone());
         let (surge, _) = fenceposts(d);
-        let total = spec.replicas.unwrap_or(1);
+        let total = bounded(spec.replicas.unwrap_or(1));
         let mut annotations: BTreeMap<String, String> = d
             .metadata
             .annotations
@@ -487,7 +500,7 @@ impl DeploymentController {
 
     fn sync_status(&mut self, d: &Deployment, new_rs: Option<&ReplicaSet>, all: &[ReplicaSet], key: &str, cx: &mut Cx) {
         let spec = d.spec.clone().unwrap_or_default();
-        let replicas = spec.replicas.unwrap_or(1).max(0);
+        let replicas = bounded(spec.replicas.unwrap_or(1));
         let (_, max_unavailable) = fenceposts(d);
         let old = d.status.clone().unwrap_or_default();
         let sum = |f: fn(&ReplicaSet) -> i32| all.iter().map(f).sum::<i32>();
@@ -738,7 +751,7 @@ impl Controller for DeploymentController {
                     if let Object::Deployment(d) = obj.as_ref() {
                         let mut d = d.clone();
                         let status = d.status.get_or_insert_with(Default::default);
-                        status.collision_count = Some(status.collision_count.unwrap_or(0) + 1);
+                        status.collision_count = Some(status.collision_count.unwrap_or(0).saturating_add(1));
                         let tag = self.tag(Op::Other { deploy: key.clone() });
                         cx.update_status(Object::Deployment(d), tag);
                     }
@@ -815,5 +828,15 @@ mod tests {
         assert_eq!(fenceposts(&deployment(4, pct("25%"), pct("25%"))), (1, 1));
         assert_eq!(fenceposts(&deployment(10, pct("25%"), pct("25%"))), (3, 2));
         assert_eq!(fenceposts(&deployment(3, Some(IntOrString::Int(0)), Some(IntOrString::Int(0)))), (0, 1));
+    }
+
+    #[test]
+    fn absurd_sizes_and_percentages_resolve_without_overflow() {
+        let d = deployment(i32::MAX, Some(IntOrString::String("9999999999%".into())), Some(IntOrString::Int(i32::MAX)));
+        let (surge, unavailable) = fenceposts(&d);
+        assert!(surge >= 0 && unavailable >= 0);
+        assert!(bounded(i32::MAX).checked_add(surge).is_some());
+        let d = deployment(-5, None, None);
+        assert_eq!(fenceposts(&d), (0, 0));
     }
 }
