@@ -418,3 +418,22 @@ fn a_pod_the_apiserver_refuses_is_reported_as_failed_create_and_retried_one_at_a
     let total: u32 = count.split_whitespace().filter_map(|n| n.parse::<u32>().ok()).sum();
     assert!((1..=4).contains(&total), "{count}");
 }
+
+#[test]
+fn scaling_down_deletes_a_pod_that_is_not_ready_before_ready_ones() {
+    let mut c = Cluster::new_default(14);
+    apply(&mut c, &deployment(2, "nginx"));
+    c.advance_ms(3_000);
+    make_pods_ready(&mut c);
+    c.advance_ms(1_000);
+    let mut ready = live_pods(&mut c);
+    ready.sort();
+    apply(&mut c, &deployment(3, "nginx"));
+    c.advance_ms(3_000);
+    assert_eq!(live_pods(&mut c).len(), 3);
+    apply(&mut c, &deployment(2, "nginx"));
+    c.advance_ms(3_000);
+    let mut left = live_pods(&mut c);
+    left.sort();
+    assert_eq!(left, ready);
+}

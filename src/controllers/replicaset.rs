@@ -7,9 +7,10 @@
 //! Like the real loop it creates in slow-start batches (1, 2, 4, … up to what is missing, the next batch only
 //! once the previous one succeeded) and keeps per-ReplicaSet expectations, so it neither double-creates nor
 //! double-deletes while its own requests and their watch events are in flight. The surplus it deletes is
-//! ranked as the real `ActivePods` ordering does, simplified: unassigned before assigned, Pending before
-//! Unknown before Running, not ready before ready, ready for less time before ready for longer, newer before
-//! older (the real one also weighs restart counts and pods per node).
+//! ranked as the real `ActivePodsWithRanks` ordering does, simplified: unassigned before assigned, Pending
+//! before Unknown before Running, not ready before ready, lower `pod-deletion-cost` first, ready for less time
+//! first, more restarts first, newer first. The real one also prefers pods doubled up on a node and compares
+//! times in logarithmic buckets.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -90,8 +91,10 @@ fn selector_of(rs: &ReplicaSet) -> Option<LabelSelector> {
     (!parsed.is_empty()).then_some(parsed)
 }
 
-/// The real ranking for which pod to delete first, simplified (see the module header): smaller sorts first.
-fn deletion_rank(pod: &Pod) -> (u8, u8, u8, std::cmp::Reverse<SimTime>, std::cmp::Reverse<SimTime>, String) {
+/// The sort key of the real ranking for which pod to delete first (see the module header): smaller sorts first.
+type Rank = (u8, u8, u8, i64, std::cmp::Reverse<SimTime>, std::cmp::Reverse<i64>, std::cmp::Reverse<SimTime>, String);
+
+fn deletion_rank(pod: &Pod) -> Rank {
     let assigned = pod.spec.as_ref().and_then(|s| s.node_name.as_deref()).is_some_and(|n| !n.is_empty());
     let phase = match pod.status.as_ref().and_then(|s| s.phase.as_deref()) {
         Some("Pending") | None => 0,
@@ -99,12 +102,28 @@ fn deletion_rank(pod: &Pod) -> (u8, u8, u8, std::cmp::Reverse<SimTime>, std::cmp
         _ => 1,
     };
     let ready = ready_since(pod);
+    // `controller.kubernetes.io/pod-deletion-cost`: lower cost goes first.
+    let cost = pod
+        .metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get("controller.kubernetes.io/pod-deletion-cost"))
+        .and_then(|c| c.parse::<i32>().ok())
+        .unwrap_or(0) as i64;
+    let restarts: i64 = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.container_statuses.as_ref())
+        .map(|cs| cs.iter().map(|c| c.restart_count.max(0) as i64).sum())
+        .unwrap_or(0);
     let created = sim_time(pod.metadata.creation_timestamp.as_ref()).unwrap_or(SimTime::ZERO);
     (
         assigned as u8,
         phase,
         ready.is_some() as u8,
+        cost,
         std::cmp::Reverse(ready.unwrap_or(SimTime::ZERO)),
+        std::cmp::Reverse(restarts),
         std::cmp::Reverse(created),
         pod.metadata.name.clone().unwrap_or_default(),
     )
