@@ -417,6 +417,11 @@ fn a_pod_the_apiserver_refuses_is_reported_as_failed_create_and_retried_one_at_a
     );
     let total: u32 = count.split_whitespace().filter_map(|n| n.parse::<u32>().ok()).sum();
     assert!((1..=4).contains(&total), "{count}");
+    let (cond, _) = kubectl(
+        &mut c,
+        "get rs -o 'jsonpath={.items[0].status.conditions[0].type}/{.items[0].status.conditions[0].reason}'",
+    );
+    assert_eq!(cond, "ReplicaFailure/FailedCreate");
 }
 
 #[test]

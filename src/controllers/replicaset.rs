@@ -154,6 +154,8 @@ pub struct ReplicaSetController {
     backoff: BTreeMap<String, u64>,
     /// No creates or deletes before this time after a failure (the rate-limited requeue of the real one).
     not_before: BTreeMap<String, SimTime>,
+    /// The last failed create or delete per ReplicaSet (reason, message), for the ReplicaFailure condition.
+    failure: BTreeMap<String, (&'static str, String)>,
     timers: BTreeMap<u64, String>,
     pending: BTreeMap<u64, Op>,
     next: u64,
@@ -227,6 +229,7 @@ impl ReplicaSetController {
             self.batch.remove(key);
             self.backoff.remove(key);
             self.not_before.remove(key);
+            self.failure.remove(key);
             return;
         };
         let Object::ReplicaSet(rs) = obj.as_ref() else { return };
@@ -359,6 +362,25 @@ impl ReplicaSetController {
         status.ready_replicas = (ready > 0).then_some(ready);
         status.available_replicas = (available > 0).then_some(available);
         status.observed_generation = rs.metadata.generation;
+        // ReplicaFailure: set while creating or deleting pods fails, removed once it works again.
+        let key =
+            format!("{}/{}", rs.metadata.namespace.as_deref().unwrap_or(""), rs.metadata.name.as_deref().unwrap_or(""));
+        let mut conditions = status.conditions.take().unwrap_or_default();
+        match self.failure.get(&key) {
+            Some((reason, message)) => {
+                if !conditions.iter().any(|c| c.type_ == "ReplicaFailure") {
+                    conditions.push(k8s_openapi::api::apps::v1::ReplicaSetCondition {
+                        type_: "ReplicaFailure".into(),
+                        status: "True".into(),
+                        reason: Some((*reason).into()),
+                        message: Some(message.clone()),
+                        last_transition_time: Some(crate::apiserver::registry::k8s_time(cx.now)),
+                    });
+                }
+            }
+            None => conditions.retain(|c| c.type_ != "ReplicaFailure"),
+        }
+        status.conditions = (!conditions.is_empty()).then_some(conditions);
         if status != old {
             let mut updated = rs.clone();
             updated.status = Some(status);
@@ -460,6 +482,7 @@ impl Controller for ReplicaSetController {
                     (None, Ok(ApiResponse::Object(pod))) => {
                         self.backoff.remove(&rs);
                         self.not_before.remove(&rs);
+                        self.failure.remove(&rs);
                         cx.event(&owner, "Normal", "SuccessfulCreate", &format!("Created pod: {}", pod.name()));
                     }
                     (error, _) => {
@@ -470,6 +493,7 @@ impl Controller for ReplicaSetController {
                         self.batch.remove(&rs);
                         let msg = error.unwrap_or_default();
                         cx.event(&owner, "Warning", "FailedCreate", &format!("Error creating: {msg}"));
+                        self.failure.insert(rs.clone(), ("FailedCreate", msg));
                         self.fail_backoff(&rs, cx);
                     }
                 }
@@ -493,6 +517,7 @@ impl Controller for ReplicaSetController {
                         if let Some(owner) = owner {
                             if !msg.contains("not found") {
                                 cx.event(&owner, "Warning", "FailedDelete", &format!("Error deleting: {msg}"));
+                                self.failure.insert(rs.clone(), ("FailedDelete", msg));
                             }
                         }
                         self.fail_backoff(&rs, cx);
