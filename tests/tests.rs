@@ -10,6 +10,7 @@ mod drain;
 mod edit_verbs;
 mod etcdctl;
 mod nodelifecycle;
+mod replication;
 mod rollout;
 mod scenarios;
 mod scheduler;

@@ -40,6 +40,8 @@ mod tests {
     #[test]
     fn digits_map_to_the_safe_alphabet_as_the_reference_lists() {
         assert_eq!(safe_encode("0123456789"), "456789bcdf");
+        // The reference's example: 3718868910 → web-7c5ddbdf54.
+        assert_eq!(safe_encode("3718868910"), "7c5ddbdf54");
     }
 
     #[test]

@@ -5,10 +5,13 @@
 //! Counterpart: `cmd/kube-controller-manager`, `pkg/controller/*`.
 
 pub mod daemonset;
+pub mod deployment;
 pub mod endpoints;
 pub mod endpointslice;
+pub mod garbagecollector;
 pub mod namespace;
 pub mod nodelifecycle;
+pub mod replicaset;
 pub mod serviceaccount;
 pub mod tainteviction;
 
@@ -149,6 +152,9 @@ impl ControllerManager {
     pub fn new(server: ComponentId) -> ControllerManager {
         let loops: Vec<Box<dyn Controller>> = vec![
             Box::new(serviceaccount::ServiceAccountController),
+            Box::new(deployment::DeploymentController::default()),
+            Box::new(replicaset::ReplicaSetController::default()),
+            Box::new(garbagecollector::GarbageCollector::default()),
             Box::new(daemonset::DaemonSetController::default()),
             Box::new(namespace::NamespaceController::default()),
             Box::new(nodelifecycle::NodeLifecycleController::default()),
