@@ -14,6 +14,7 @@ pub mod cluster;
 pub mod controllers;
 pub mod etcd;
 pub mod kubectl;
+pub mod node;
 pub mod scenario;
 pub mod scheduler;
 pub mod sim;

@@ -3,6 +3,7 @@
 mod apiserver_path;
 mod controllers;
 mod determinism;
+mod kubelet;
 mod scenarios;
 mod scheduler;
 mod view;
