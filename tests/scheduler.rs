@@ -18,7 +18,7 @@ fn a_pod_that_fits_is_bound_to_a_worker_and_marked_scheduled() {
     c.advance_ms(1_000);
     let (out, _) = kubectl(
         &mut c,
-        "get pod a -o jsonpath={.spec.nodeName}/{.status.conditions[0].type}={.status.conditions[0].status}",
+        "get pod a -o 'jsonpath={.spec.nodeName}/PodScheduled={.status.conditions[?(@.type==\"PodScheduled\")].status}'",
     );
     assert!(out == "node01/PodScheduled=True" || out == "node02/PodScheduled=True", "{out}");
 }

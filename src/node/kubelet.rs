@@ -39,6 +39,8 @@ const BACKOFF_INITIAL_MS: u64 = 10_000;
 const BACKOFF_MAX_MS: u64 = 300_000;
 /// How soon a kubelet that could not register tries again.
 const REGISTER_RETRY_MS: u64 = 500;
+/// How long a pod worker waits after a failed sync (pod_workers.go backOffPeriod).
+const WORKER_BACKOFF_MS: u64 = 10_000;
 
 const TIMER_TICK: u64 = 1;
 const TIMER_REGISTER: u64 = 2;
@@ -140,6 +142,8 @@ pub struct Kubelet {
     lease_renewals: u64,
     mirror_pending: BTreeSet<String>,
     node_uid: Option<String>,
+    /// Mirror pods (by their uid) this kubelet already deleted for good.
+    deleted_mirrors: BTreeSet<String>,
 }
 
 impl Kubelet {
@@ -172,6 +176,7 @@ impl Kubelet {
             lease_renewals: 0,
             mirror_pending: BTreeSet::new(),
             node_uid: None,
+            deleted_mirrors: BTreeSet::new(),
         }
     }
 
@@ -206,7 +211,8 @@ impl Kubelet {
         self.conn.start(ctx);
         for pod in self.cfg.static_pods.clone() {
             let hash = config_hash(&pod);
-            let name = format!("{}-{}", pod.metadata.name.clone().unwrap_or_default(), self.cfg.node.name.to_lowercase());
+            let name =
+                format!("{}-{}", pod.metadata.name.clone().unwrap_or_default(), self.cfg.node.name.to_lowercase());
             let ns = pod.metadata.namespace.clone().unwrap_or_else(|| "kube-system".into());
             let mut pod = pod;
             pod.metadata.name = Some(name.clone());
@@ -387,11 +393,8 @@ impl Kubelet {
             .into_iter()
             .map(|c| {
                 let since = if c[0] == "Ready" { self.ready_since.1.rfc3339() } else { now.clone() };
-                let since = if self.last_node_status.is_some() && c[0] != "Ready" {
-                    SimTime::ZERO.rfc3339()
-                } else {
-                    since
-                };
+                let since =
+                    if self.last_node_status.is_some() && c[0] != "Ready" { SimTime::ZERO.rfc3339() } else { since };
                 json!({"type": c[0], "status": c[1], "reason": c[2], "message": c[3],
                        "lastHeartbeatTime": now, "lastTransitionTime": since})
             })
@@ -420,8 +423,8 @@ impl Kubelet {
     }
 
     fn create_lease(&mut self, ctx: &mut Ctx) {
-        let mut req =
-            ApiRequest::new(Credentials::Anonymous, Verb::Create, Kind::Lease.info()).namespace(Some("kube-node-lease"));
+        let mut req = ApiRequest::new(Credentials::Anonymous, Verb::Create, Kind::Lease.info())
+            .namespace(Some("kube-node-lease"));
         req.raw_body = Some(json!({
             "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
             "metadata": {"name": self.cfg.node.name, "namespace": "kube-node-lease",
@@ -502,8 +505,22 @@ impl Kubelet {
         let mut touched = BTreeSet::new();
         for change in changes {
             match change {
-                Change::Added(o) | Change::Modified { new: o, .. } => {
+                Change::Added(o) => {
                     if let Some(uid) = self.take_pod(&o, false) {
+                        touched.insert(uid);
+                    }
+                }
+                Change::Modified { old, new } => {
+                    // Status writes (mostly its own) do not wake a pod worker; spec and deletion do.
+                    let relevant = match (old.as_ref(), new.as_ref()) {
+                        (Object::Pod(a), Object::Pod(b)) => {
+                            a.spec != b.spec
+                                || a.metadata.deletion_timestamp != b.metadata.deletion_timestamp
+                                || a.metadata.annotations != b.metadata.annotations
+                        }
+                        _ => true,
+                    };
+                    if let Some(uid) = self.take_pod(&new, false).filter(|_| relevant) {
                         touched.insert(uid);
                     }
                 }
@@ -545,6 +562,8 @@ impl Kubelet {
         let uid = pod.metadata.uid.clone()?;
         let w = self.workers.entry(uid.clone()).or_insert_with(|| Worker::new(o.ns_name(), pod.clone()));
         w.pod = pod.clone();
+        w.orphan = false;
+        w.key = o.ns_name();
         if deleted {
             w.gone = true;
         }
@@ -581,14 +600,17 @@ impl Kubelet {
                     self.mirror_pending.insert(uid.clone());
                     self.call(ctx, req, ApiCall::CreateMirror { uid });
                 }
-                Some(Object::Pod(mirror)) if mirror.metadata.deletion_timestamp.is_some() => {
+                Some(Object::Pod(mirror))
+                    if mirror.metadata.deletion_timestamp.is_some()
+                        && !self.deleted_mirrors.contains(mirror.metadata.uid.as_deref().unwrap_or("")) =>
+                {
+                    self.deleted_mirrors.insert(mirror.metadata.uid.clone().unwrap_or_default());
                     // A mirror pod being deleted is outdated: finish the delete; it is recreated after.
                     let mut req = ApiRequest::new(Credentials::Anonymous, Verb::Delete, Kind::Pod.info())
                         .namespace(mirror.metadata.namespace.as_deref())
                         .name(mirror.metadata.name.as_deref().unwrap_or(""));
                     req.params.grace_period_seconds = Some(0);
-                    self.mirror_pending.insert(uid.clone());
-                    self.call(ctx, req, ApiCall::CreateMirror { uid });
+                    self.call(ctx, req, ApiCall::Other);
                 }
                 Some(_) => {}
             }
@@ -675,16 +697,19 @@ impl Kubelet {
                         if let Some(w) = self.workers.get_mut(&uid) {
                             w.busy = false;
                         }
-                        self.on_step(ctx, &uid, step, result);
-                        self.sync(ctx, &uid);
+                        if self.on_step(ctx, &uid, step, result) {
+                            self.sync(ctx, &uid);
+                        }
                     }
                 }
             }
         }
     }
 
-    fn on_step(&mut self, ctx: &mut Ctx, uid: &str, step: Step, result: Result<CriReply, String>) {
-        let Some(w) = self.workers.get(uid).cloned() else { return };
+    /// Handles a pod's CRI answer; false when the pod worker waits before syncing again (after an error,
+    /// as the kubelet's pod workers requeue a failed sync after 10 s).
+    fn on_step(&mut self, ctx: &mut Ctx, uid: &str, step: Step, result: Result<CriReply, String>) -> bool {
+        let Some(w) = self.workers.get(uid).cloned() else { return false };
         match (step, result) {
             (Step::Sandbox, Ok(CriReply::Sandbox(s))) => {
                 if let Some(w) = self.workers.get_mut(uid) {
@@ -693,23 +718,35 @@ impl Kubelet {
                 }
             }
             (Step::ImageStatus { container, attempt }, Ok(CriReply::Image(image))) => {
-                let Some(spec) = container_spec(&w.pod, &container) else { return };
+                let Some(spec) = container_spec(&w.pod, &container) else { return true };
                 let image_name = spec.image.clone().unwrap_or_default();
                 let always = pull_policy(&spec) == "Always";
                 if image.is_some() && !always {
                     let msg = format!("Container image {image_name:?} already present on machine");
                     self.record(ctx, uid, Some(&container), "Normal", "Pulled", &msg);
-                    self.work(ctx, uid, CriCall::CreateContainer {
-                        sandbox_id: w.sandbox.clone().unwrap_or_default(),
-                        spec: self.cri_spec(&w, &container, attempt),
-                    }, Step::Create { container });
+                    self.work(
+                        ctx,
+                        uid,
+                        CriCall::CreateContainer {
+                            sandbox_id: w.sandbox.clone().unwrap_or_default(),
+                            spec: self.cri_spec(&w, &container, attempt),
+                        },
+                        Step::Create { container },
+                    );
                 } else {
-                    self.record(ctx, uid, Some(&container), "Normal", "Pulling", &format!("Pulling image {image_name:?}"));
+                    self.record(
+                        ctx,
+                        uid,
+                        Some(&container),
+                        "Normal",
+                        "Pulling",
+                        &format!("Pulling image {image_name:?}"),
+                    );
                     self.work(ctx, uid, CriCall::PullImage { image: image_name }, Step::Pull { container, attempt });
                 }
             }
             (Step::Pull { container, attempt }, Ok(CriReply::Pulled { image, pull_ms })) => {
-                let Some(spec) = container_spec(&w.pod, &container) else { return };
+                let Some(spec) = container_spec(&w.pod, &container) else { return true };
                 let name = spec.image.clone().unwrap_or_default();
                 let d = go_duration(pull_ms);
                 let msg = format!(
@@ -721,15 +758,27 @@ impl Kubelet {
                     w.image_backoff.remove(&container);
                     w.waiting.remove(&container);
                 }
-                self.work(ctx, uid, CriCall::CreateContainer {
-                    sandbox_id: w.sandbox.clone().unwrap_or_default(),
-                    spec: self.cri_spec(&w, &container, attempt),
-                }, Step::Create { container });
+                self.work(
+                    ctx,
+                    uid,
+                    CriCall::CreateContainer {
+                        sandbox_id: w.sandbox.clone().unwrap_or_default(),
+                        spec: self.cri_spec(&w, &container, attempt),
+                    },
+                    Step::Create { container },
+                );
             }
             (Step::Pull { container, .. }, Err(e)) => {
-                let Some(spec) = container_spec(&w.pod, &container) else { return };
+                let Some(spec) = container_spec(&w.pod, &container) else { return true };
                 let name = spec.image.clone().unwrap_or_default();
-                self.record(ctx, uid, Some(&container), "Warning", "Failed", &format!("Failed to pull image {name:?}: {e}"));
+                self.record(
+                    ctx,
+                    uid,
+                    Some(&container),
+                    "Warning",
+                    "Failed",
+                    &format!("Failed to pull image {name:?}: {e}"),
+                );
                 self.record(ctx, uid, Some(&container), "Warning", "Failed", "Error: ErrImagePull");
                 if let Some(w) = self.workers.get_mut(uid) {
                     let prev = w.image_backoff.get(&container).map(|b| b.1);
@@ -738,9 +787,19 @@ impl Kubelet {
                     w.waiting.insert(container.clone(), ("ErrImagePull".into(), e));
                     w.reported.remove(&format!("pull:{container}"));
                 }
+                self.post_pod_status(ctx, uid);
+                self.wake(ctx, uid, ctx.now.plus_ms(WORKER_BACKOFF_MS));
+                return false;
             }
             (Step::Create { container }, Ok(CriReply::Container(c))) => {
-                self.record(ctx, uid, Some(&container), "Normal", "Created", &format!("Created container: {container}"));
+                self.record(
+                    ctx,
+                    uid,
+                    Some(&container),
+                    "Normal",
+                    "Created",
+                    &format!("Created container: {container}"),
+                );
                 let id = c.id.clone();
                 self.containers.insert(id.clone(), c);
                 self.work(ctx, uid, CriCall::StartContainer { id }, Step::Start { container });
@@ -774,10 +833,12 @@ impl Kubelet {
                         w.waiting.insert(container.clone(), ("CreateContainerError".into(), e));
                     }
                     self.wake(ctx, uid, ctx.now.plus_ms(BACKOFF_INITIAL_MS));
+                    return false;
                 }
             }
             _ => {}
         }
+        true
     }
 
     fn cri_spec(&self, w: &Worker, container: &str, attempt: u32) -> ContainerSpec {
@@ -895,7 +956,8 @@ impl Kubelet {
                                 w.reported.insert(c.id.clone());
                             }
                             if fresh {
-                                let text = format!("Back-off restarting failed container {name} in pod {}", pod_ref(&w.pod));
+                                let text =
+                                    format!("Back-off restarting failed container {name} in pod {}", pod_ref(&w.pod));
                                 self.record(ctx, uid, Some(&name), "Warning", "BackOff", &text);
                             }
                             self.wake(ctx, uid, finished.plus_ms(d));
@@ -933,11 +995,21 @@ impl Kubelet {
                 let key = format!("pull:{name}");
                 let fresh = !w.reported.contains(&key);
                 if let Some(w) = self.workers.get_mut(uid) {
-                    w.waiting.insert(name.to_string(), ("ImagePullBackOff".into(), format!("Back-off pulling image {image:?}: {err}")));
+                    w.waiting.insert(
+                        name.to_string(),
+                        ("ImagePullBackOff".into(), format!("Back-off pulling image {image:?}: {err}")),
+                    );
                     w.reported.insert(key);
                 }
                 if fresh {
-                    self.record(ctx, uid, Some(name), "Normal", "BackOff", &format!("Back-off pulling image {image:?}"));
+                    self.record(
+                        ctx,
+                        uid,
+                        Some(name),
+                        "Normal",
+                        "BackOff",
+                        &format!("Back-off pulling image {image:?}"),
+                    );
                     self.record(ctx, uid, Some(name), "Warning", "Failed", "Error: ImagePullBackOff");
                 }
                 self.wake(ctx, uid, until);

@@ -29,12 +29,22 @@ use crate::sim::{ComponentId, Ctx, Payload, SimTime};
 /// A CRI call, its answer, or containerd's event stream.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CriMessage {
-    Request { id: u64, call: CriCall },
-    Reply { id: u64, result: Result<CriReply, String> },
+    Request {
+        id: u64,
+        call: CriCall,
+    },
+    Reply {
+        id: u64,
+        result: Result<CriReply, String>,
+    },
     /// The container ended (containerd's task exit event, which the kubelet's PLEG would notice).
-    Exited { container: Container },
+    Exited {
+        container: Container,
+    },
     /// The socket was not there: the request with this id failed at once.
-    Refused { id: u64 },
+    Refused {
+        id: u64,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -72,7 +82,10 @@ impl CriCall {
 pub enum CriReply {
     Version(String),
     Image(Option<Image>),
-    Pulled { image: Image, pull_ms: u64 },
+    Pulled {
+        image: Image,
+        pull_ms: u64,
+    },
     Sandbox(Sandbox),
     /// The container after CreateContainer, StartContainer or StopContainer.
     Container(Container),
@@ -270,7 +283,11 @@ impl Containerd {
                             self.used_ips.insert(n);
                             format!("{}.{n}", self.cidr_prefix)
                         }
-                        None => return Some(Err("failed to allocate for range 0: no IP addresses available in range set".into())),
+                        None => {
+                            return Some(Err(
+                                "failed to allocate for range 0: no IP addresses available in range set".into()
+                            ))
+                        }
                     }
                 };
                 let sid = hex64(ctx);
@@ -402,7 +419,10 @@ impl Containerd {
     pub fn on_timer(&mut self, ctx: &mut Ctx, token: u64) {
         if let Some((from, id, img, ms)) = self.pulls.remove(&token) {
             self.images.insert(img.name.clone(), img.clone());
-            ctx.send(from, Payload::Cri(CriMessage::Reply { id, result: Ok(CriReply::Pulled { image: img, pull_ms: ms }) }));
+            ctx.send(
+                from,
+                Payload::Cri(CriMessage::Reply { id, result: Ok(CriReply::Pulled { image: img, pull_ms: ms }) }),
+            );
             return;
         }
         if let Some((from, id, result)) = self.delayed.remove(&token) {
@@ -475,14 +495,58 @@ pub fn pull_ms(name: &str) -> u64 {
     1_000 + fnv1a64(format!("pull:{name}").as_bytes()) % 2_001
 }
 
-const REGISTRIES: &[&str] =
-    &["docker.io", "registry.k8s.io", "quay.io", "ghcr.io", "gcr.io", "mcr.microsoft.com", "public.ecr.aws", "k8s.gcr.io"];
+const REGISTRIES: &[&str] = &[
+    "docker.io",
+    "registry.k8s.io",
+    "quay.io",
+    "ghcr.io",
+    "gcr.io",
+    "mcr.microsoft.com",
+    "public.ecr.aws",
+    "k8s.gcr.io",
+];
 
 const LIBRARY: &[&str] = &[
-    "nginx", "httpd", "redis", "busybox", "alpine", "ubuntu", "debian", "centos", "postgres", "mysql", "mariadb",
-    "memcached", "mongo", "rabbitmq", "python", "node", "golang", "traefik", "haproxy", "caddy", "wordpress", "tomcat",
-    "openjdk", "eclipse-temurin", "php", "ruby", "perl", "elasticsearch", "kibana", "consul", "vault", "registry",
-    "hello-world", "curlimages", "nats", "influxdb", "grafana", "fedora", "amazonlinux", "bash",
+    "nginx",
+    "httpd",
+    "redis",
+    "busybox",
+    "alpine",
+    "ubuntu",
+    "debian",
+    "centos",
+    "postgres",
+    "mysql",
+    "mariadb",
+    "memcached",
+    "mongo",
+    "rabbitmq",
+    "python",
+    "node",
+    "golang",
+    "traefik",
+    "haproxy",
+    "caddy",
+    "wordpress",
+    "tomcat",
+    "openjdk",
+    "eclipse-temurin",
+    "php",
+    "ruby",
+    "perl",
+    "elasticsearch",
+    "kibana",
+    "consul",
+    "vault",
+    "registry",
+    "hello-world",
+    "curlimages",
+    "nats",
+    "influxdb",
+    "grafana",
+    "fedora",
+    "amazonlinux",
+    "bash",
 ];
 
 /// containerd's error for an image that cannot be pulled, or None.
@@ -519,7 +583,8 @@ pub fn pull_error(image: &str) -> Option<String> {
 
 /// What a container does, from its command, args, image and the pod's kubeglass annotations.
 pub fn workload(spec: &ContainerSpec) -> Workload {
-    let annotation = |k: &str| spec.annotations.get(&format!("kubeglass.dev/{k}")).and_then(|v| v.trim().parse::<i64>().ok());
+    let annotation =
+        |k: &str| spec.annotations.get(&format!("kubeglass.dev/{k}")).and_then(|v| v.trim().parse::<i64>().ok());
     let argv: Vec<String> = spec.command.iter().chain(&spec.args).cloned().collect();
     let mut w = if argv.is_empty() {
         let repo = repository(&normalize(&spec.image)).to_string();

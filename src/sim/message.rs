@@ -126,6 +126,7 @@ impl Payload {
     }
 
     pub fn is_request(&self) -> bool {
-        matches!(self, Payload::ApiRequest { .. } | Payload::Cri(CriMessage::Request { .. })) || matches!(self, Payload::Etcd(m) if m.request_id().is_some())
+        matches!(self, Payload::ApiRequest { .. } | Payload::Cri(CriMessage::Request { .. }))
+            || matches!(self, Payload::Etcd(m) if m.request_id().is_some())
     }
 }
