@@ -265,3 +265,15 @@ fn a_deleted_mirror_pod_comes_back_with_a_new_uid_and_its_container_untouched() 
     let containerd = c.containerd("controlplane").expect("containerd");
     assert_eq!(containerd.containers().filter(|k| k.name == "kube-scheduler").count(), 1);
 }
+
+#[test]
+fn node_status_is_posted_on_change_and_at_least_every_five_minutes_not_every_ten_seconds() {
+    let mut c = Cluster::new_default(1);
+    let line = "get node node01 -o 'jsonpath={.status.conditions[?(@.type==\"Ready\")].lastHeartbeatTime}'";
+    let first = get(&mut c, line);
+    c.advance_ms(60_000);
+    assert_eq!(get(&mut c, line), first, "an unchanged status is not posted every 10 s");
+    c.advance_ms(250_000);
+    let later = get(&mut c, line);
+    assert!(!later.is_empty() && later != first, "{first} then {later}");
+}

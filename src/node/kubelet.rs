@@ -138,7 +138,8 @@ pub struct Kubelet {
     next_timer: u64,
     last_node_status: Option<Value>,
     last_node_post: Option<SimTime>,
-    ready_since: (bool, SimTime),
+    /// Node condition type → (status, when it last changed).
+    node_transitions: BTreeMap<String, (String, SimTime)>,
     lease_renewals: u64,
     mirror_pending: BTreeSet<String>,
     node_uid: Option<String>,
@@ -172,7 +173,7 @@ impl Kubelet {
             next_timer: 0,
             last_node_status: None,
             last_node_post: None,
-            ready_since: (true, SimTime::ZERO),
+            node_transitions: BTreeMap::new(),
             lease_renewals: 0,
             mirror_pending: BTreeSet::new(),
             node_uid: None,
@@ -206,7 +207,7 @@ impl Kubelet {
         self.timers.clear();
         self.last_node_status = None;
         self.last_node_post = None;
-        self.ready_since = (true, ctx.now);
+        self.node_transitions.clear();
         self.mirror_pending.clear();
         self.conn.start(ctx);
         for pod in self.cfg.static_pods.clone() {
@@ -241,7 +242,7 @@ impl Kubelet {
 
     pub fn on_message(&mut self, ctx: &mut Ctx, from: ComponentId, payload: Payload) {
         match payload {
-            Payload::Cri(m) => self.on_cri(ctx, m),
+            Payload::Cri(m) => self.on_cri(ctx, *m),
             Payload::Disconnected { peer, .. } if peer == self.runtime && from == self.runtime => {
                 self.runtime_down(ctx)
             }
@@ -306,7 +307,7 @@ impl Kubelet {
         let id = self.next_cri;
         self.next_cri += 1;
         self.cri_calls.insert(id, op);
-        ctx.send(self.runtime, Payload::Cri(CriMessage::Request { id, call }));
+        ctx.send(self.runtime, Payload::Cri(Box::new(CriMessage::Request { id, call })));
     }
 
     // ---- the node: registration, status, lease ----
@@ -380,25 +381,21 @@ impl Kubelet {
         if !(force || changed || due) {
             return;
         }
-        let ready = self.runtime_up;
-        if ready != self.ready_since.0 || self.last_node_status.is_none() {
-            self.ready_since = (ready, ctx.now);
-        }
         let now = ctx.now.rfc3339();
         let mut body = status.clone();
-        let conditions: Vec<Value> = status["conditions"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default()
-            .into_iter()
-            .map(|c| {
-                let since = if c[0] == "Ready" { self.ready_since.1.rfc3339() } else { now.clone() };
-                let since =
-                    if self.last_node_status.is_some() && c[0] != "Ready" { SimTime::ZERO.rfc3339() } else { since };
-                json!({"type": c[0], "status": c[1], "reason": c[2], "message": c[3],
-                       "lastHeartbeatTime": now, "lastTransitionTime": since})
-            })
-            .collect();
+        let mut conditions = Vec::new();
+        for c in status["conditions"].as_array().cloned().unwrap_or_default() {
+            let (t, st) = (c[0].as_str().unwrap_or("").to_string(), c[1].as_str().unwrap_or("").to_string());
+            let since = match self.node_transitions.get(&t) {
+                Some((s, at)) if *s == st => *at,
+                _ => {
+                    self.node_transitions.insert(t.clone(), (st.clone(), ctx.now));
+                    ctx.now
+                }
+            };
+            conditions.push(json!({"type": t, "status": st, "reason": c[2], "message": c[3],
+                                   "lastHeartbeatTime": now, "lastTransitionTime": since.rfc3339()}));
+        }
         body["conditions"] = json!(conditions);
         let mut req = ApiRequest::new(Credentials::Anonymous, Verb::Patch, Kind::Node.info())
             .name(&self.cfg.node.name)
@@ -720,7 +717,7 @@ impl Kubelet {
             (Step::ImageStatus { container, attempt }, Ok(CriReply::Image(image))) => {
                 let Some(spec) = container_spec(&w.pod, &container) else { return true };
                 let image_name = spec.image.clone().unwrap_or_default();
-                let always = pull_policy(&spec) == "Always";
+                let always = pull_policy(spec) == "Always";
                 if image.is_some() && !always {
                     let msg = format!("Container image {image_name:?} already present on machine");
                     self.record(ctx, uid, Some(&container), "Normal", "Pulled", &msg);
@@ -826,15 +823,13 @@ impl Kubelet {
                     w.sandbox = None;
                 }
             }
-            (step, Err(e)) => {
-                if let Step::Create { container } | Step::Start { container } = &step {
-                    self.record(ctx, uid, Some(container), "Warning", "Failed", &format!("Error: {e}"));
-                    if let Some(w) = self.workers.get_mut(uid) {
-                        w.waiting.insert(container.clone(), ("CreateContainerError".into(), e));
-                    }
-                    self.wake(ctx, uid, ctx.now.plus_ms(BACKOFF_INITIAL_MS));
-                    return false;
+            (Step::Create { container } | Step::Start { container }, Err(e)) => {
+                self.record(ctx, uid, Some(&container), "Warning", "Failed", &format!("Error: {e}"));
+                if let Some(w) = self.workers.get_mut(uid) {
+                    w.waiting.insert(container.clone(), ("CreateContainerError".into(), e));
                 }
+                self.wake(ctx, uid, ctx.now.plus_ms(WORKER_BACKOFF_MS));
+                return false;
             }
             _ => {}
         }

@@ -249,9 +249,10 @@ impl Containerd {
     }
 
     pub fn on_message(&mut self, ctx: &mut Ctx, from: ComponentId, payload: Payload) {
-        let Payload::Cri(CriMessage::Request { id, call }) = payload else { return };
+        let Payload::Cri(m) = payload else { return };
+        let CriMessage::Request { id, call } = *m else { return };
         if let Some(result) = self.handle(ctx, from, id, call) {
-            ctx.send(from, Payload::Cri(CriMessage::Reply { id, result }));
+            ctx.send(from, Payload::Cri(Box::new(CriMessage::Reply { id, result })));
         }
     }
 
@@ -412,7 +413,7 @@ impl Containerd {
         c.finished_at = Some(ctx.now);
         if notify {
             let container = c.clone();
-            ctx.send(self.kubelet, Payload::Cri(CriMessage::Exited { container }));
+            ctx.send(self.kubelet, Payload::Cri(Box::new(CriMessage::Exited { container })));
         }
     }
 
@@ -421,12 +422,15 @@ impl Containerd {
             self.images.insert(img.name.clone(), img.clone());
             ctx.send(
                 from,
-                Payload::Cri(CriMessage::Reply { id, result: Ok(CriReply::Pulled { image: img, pull_ms: ms }) }),
+                Payload::Cri(Box::new(CriMessage::Reply {
+                    id,
+                    result: Ok(CriReply::Pulled { image: img, pull_ms: ms }),
+                })),
             );
             return;
         }
         if let Some((from, id, result)) = self.delayed.remove(&token) {
-            ctx.send(from, Payload::Cri(CriMessage::Reply { id, result }));
+            ctx.send(from, Payload::Cri(Box::new(CriMessage::Reply { id, result })));
             return;
         }
         if let Some(cid) = self.exits.remove(&token) {
@@ -436,7 +440,7 @@ impl Containerd {
             self.finish(ctx, &cid, code, stopping.is_none());
             if let Some((from, id)) = stopping {
                 let reply = self.containers.get(&cid).cloned().map_or(CriReply::Done, CriReply::Container);
-                ctx.send(from, Payload::Cri(CriMessage::Reply { id, result: Ok(reply) }));
+                ctx.send(from, Payload::Cri(Box::new(CriMessage::Reply { id, result: Ok(reply) })));
             }
         }
     }

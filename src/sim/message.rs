@@ -36,7 +36,7 @@ pub enum Payload {
     },
     Etcd(EtcdMessage),
     /// The kubelet and its node's containerd (CRI over the local socket).
-    Cri(crate::node::runtime::CriMessage),
+    Cri(Box<crate::node::runtime::CriMessage>),
     /// The receiver was not listening: the request with this id fails at once (TCP RST on connect).
     ConnectionRefused {
         request_id: u64,
@@ -65,7 +65,7 @@ impl Payload {
                 format!("{} {resource}", event.kind.as_str())
             }
             Payload::Etcd(m) => m.label(),
-            Payload::Cri(m) => match m {
+            Payload::Cri(m) => match m.as_ref() {
                 CriMessage::Request { call, .. } => call.name().to_string(),
                 CriMessage::Reply { result: Ok(_), .. } => "OK".into(),
                 CriMessage::Reply { result: Err(_), .. } => "error".into(),
@@ -120,13 +120,17 @@ impl Payload {
         match self {
             Payload::ApiRequest { request_id, .. } => Some(Payload::ConnectionRefused { request_id: *request_id }),
             Payload::Etcd(m) => m.request_id().map(|request_id| Payload::ConnectionRefused { request_id }),
-            Payload::Cri(CriMessage::Request { id, .. }) => Some(Payload::Cri(CriMessage::Refused { id: *id })),
+            Payload::Cri(m) => match m.as_ref() {
+                CriMessage::Request { id, .. } => Some(Payload::Cri(Box::new(CriMessage::Refused { id: *id }))),
+                _ => None,
+            },
             _ => None,
         }
     }
 
     pub fn is_request(&self) -> bool {
-        matches!(self, Payload::ApiRequest { .. } | Payload::Cri(CriMessage::Request { .. }))
+        matches!(self, Payload::ApiRequest { .. })
+            || matches!(self, Payload::Cri(m) if matches!(m.as_ref(), CriMessage::Request { .. }))
             || matches!(self, Payload::Etcd(m) if m.request_id().is_some())
     }
 }
