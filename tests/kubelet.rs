@@ -277,3 +277,13 @@ fn node_status_is_posted_on_change_and_at_least_every_five_minutes_not_every_ten
     let later = get(&mut c, line);
     assert!(!later.is_empty() && later != first, "{first} then {later}");
 }
+
+#[test]
+fn kubelet_events_appear_in_the_order_they_happened() {
+    let mut c = Cluster::new_default(1);
+    apply(&mut c, &pod("web", "nginx:1.27", "  nodeName: node02\n", ""));
+    c.advance_ms(5_000);
+    let events = get(&mut c, "get events");
+    let at = |s: &str| events.find(s).unwrap_or(usize::MAX);
+    assert!(at("Pulling") < at("Pulled") && at("Pulled") < at("Created") && at("Created") < at("Started"), "{events}");
+}
