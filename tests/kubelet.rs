@@ -287,3 +287,15 @@ fn kubelet_events_appear_in_the_order_they_happened() {
     let at = |s: &str| events.find(s).unwrap_or(usize::MAX);
     assert!(at("Pulling") < at("Pulled") && at("Pulled") < at("Created") && at("Created") < at("Started"), "{events}");
 }
+
+#[test]
+fn repeated_kubelet_events_are_counted_on_one_event_as_the_recorder_does() {
+    let mut c = Cluster::new_default(1);
+    apply(&mut c, &pod("crash", "busybox:1.36", "", "    command: [sh, -c, \"exit 1\"]\n"));
+    c.advance_ms(45_000);
+    let describe = get(&mut c, "describe pod crash");
+    assert!(
+        describe.contains("Started    13s (x4 over 43s)  kubelet            Started container crash"),
+        "{describe}"
+    );
+}

@@ -143,6 +143,8 @@ pub struct Kubelet {
     lease_renewals: u64,
     mirror_pending: BTreeSet<String>,
     node_uid: Option<String>,
+    /// Events recorded by this process: pod uid, container, type, reason, message → (event name, count).
+    recorded: BTreeMap<String, (String, i32)>,
     /// Mirror pods (by their uid) this kubelet already deleted for good.
     deleted_mirrors: BTreeSet<String>,
 }
@@ -178,6 +180,7 @@ impl Kubelet {
             mirror_pending: BTreeSet::new(),
             node_uid: None,
             deleted_mirrors: BTreeSet::new(),
+            recorded: BTreeMap::new(),
         }
     }
 
@@ -208,6 +211,7 @@ impl Kubelet {
         self.last_node_status = None;
         self.last_node_post = None;
         self.node_transitions.clear();
+        self.recorded.clear();
         self.mirror_pending.clear();
         self.conn.start(ctx);
         for pod in self.cfg.static_pods.clone() {
@@ -1053,6 +1057,8 @@ impl Kubelet {
         }
         if w.gone {
             self.workers.remove(uid);
+            let prefix = format!("{uid}|");
+            self.recorded.retain(|k, _| !k.starts_with(&prefix));
             return;
         }
         if !w.delete_sent && !w.is_static {
@@ -1254,12 +1260,25 @@ impl Kubelet {
             }
         }
         let about = Object::Pod(pod);
+        // The event recorder's correlator: the same event again bumps the count of the one recorded.
+        let key = format!("{uid}|{}|{type_}|{reason}|{message}", container.unwrap_or(""));
+        if let Some((name, count)) = self.recorded.get_mut(&key) {
+            *count += 1;
+            let mut req = ApiRequest::new(Credentials::Anonymous, Verb::Patch, Kind::Event.info())
+                .namespace(about.namespace())
+                .name(name);
+            let now = crate::apiserver::registry::k8s_time(ctx.now);
+            req.patch = Some(PatchBody::Merge(json!({"count": *count, "lastTimestamp": now})));
+            self.call(ctx, req, ApiCall::Other);
+            return;
+        }
         let node = self.cfg.node.name.clone();
         let by = Reporter { component: "kubelet", host: Some(&node) };
         let mut event = crate::client::events::event(&about, by, type_, reason, message, ctx.now, ctx.rng);
         if let (Object::Event(e), Some(c)) = (&mut event, container) {
             e.involved_object.field_path = Some(format!("spec.containers{{{c}}}"));
         }
+        self.recorded.insert(key, (event.name().to_string(), 1));
         let req = ApiRequest::new(Credentials::Anonymous, Verb::Create, Kind::Event.info())
             .namespace(event.namespace())
             .body(event);
