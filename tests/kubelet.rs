@@ -299,3 +299,14 @@ fn repeated_kubelet_events_are_counted_on_one_event_as_the_recorder_does() {
         "{describe}"
     );
 }
+
+#[test]
+fn a_readiness_probe_delay_keeps_a_running_pod_unready_until_it_passes() {
+    let mut c = Cluster::new_default(1);
+    let probe = "    readinessProbe:\n      httpGet: {path: /, port: 80}\n      initialDelaySeconds: 10\n";
+    apply(&mut c, &pod("slow", "nginx:1.27", "  nodeName: node01\n", probe));
+    c.advance_ms(5_000);
+    assert!(row(&mut c, "slow").contains("0/1     Running"), "{}", row(&mut c, "slow"));
+    c.advance_ms(10_000);
+    assert!(row(&mut c, "slow").contains("1/1     Running"), "{}", row(&mut c, "slow"));
+}

@@ -344,8 +344,11 @@ impl Containerd {
                 if c.state != ContainerState::Running {
                     return Some(Ok(CriReply::Done));
                 }
-                let (after, code) =
-                    if c.workload.handles_sigterm { (100, 0) } else { (timeout_s.max(0) as u64 * 1000, 137) };
+                let (after, code) = if c.workload.handles_sigterm {
+                    (100, 0)
+                } else {
+                    ((timeout_s.max(0) as u64).saturating_mul(1000), 137)
+                };
                 if after == 0 {
                     self.finish(ctx, &cid, code, false);
                     return Some(Ok(self.containers.get(&cid).cloned().map_or(CriReply::Done, CriReply::Container)));
@@ -396,7 +399,7 @@ impl Containerd {
         let Some(c) = self.containers.get(cid) else { return };
         let Some((ms, _)) = c.workload.ends else { return };
         let started = c.started_at.unwrap_or(ctx.now).ms();
-        let at = (started + ms).max(ctx.now.ms());
+        let at = started.saturating_add(ms).max(ctx.now.ms());
         self.next_timer += 1;
         let token = EXIT_BASE + self.next_timer;
         self.exits.insert(token, cid.to_string());
@@ -603,7 +606,7 @@ pub fn workload(spec: &ContainerSpec) -> Workload {
     };
     if let Some(secs) = annotation("exit-after-seconds") {
         let code = annotation("exit-code").unwrap_or(1) as i32;
-        w.ends = Some((secs.max(0) as u64 * 1000, code));
+        w.ends = Some(((secs.max(0) as u64).saturating_mul(1000), code));
     }
     w
 }
@@ -643,7 +646,7 @@ fn run_script(script: &str) -> Workload {
         match first {
             "sleep" => match words.get(1).map(|w| w.trim_end_matches('s')) {
                 Some("infinity") => return forever(logs),
-                Some(n) => ms += n.parse::<f64>().map(|f| (f.max(0.0) * 1000.0) as u64).unwrap_or(0),
+                Some(n) => ms = ms.saturating_add(n.parse::<f64>().map(|f| (f.max(0.0) * 1000.0) as u64).unwrap_or(0)),
                 None => {}
             },
             "exit" => {
@@ -704,6 +707,16 @@ mod tests {
     }
 
     #[test]
+    fn absurd_durations_and_empty_commands_do_not_panic() {
+        let w = workload(&spec("busybox", &["sleep", "99999999999999999999"], &["&&", "sleep", "1e300"]));
+        assert!(w.ends.is_some());
+        assert_eq!(workload(&spec("busybox", &["sh", "-c", ""], &[])).ends, Some((0, 0)));
+        assert_eq!(workload(&spec("busybox", &["echo"], &[])).ends, Some((0, 0)));
+        assert!(pull_error("").is_some(), "an empty image name cannot be resolved");
+        assert_eq!(normalize(""), "docker.io/library/:latest");
+    }
+
+    #[test]
     fn commands_decide_how_a_container_ends() {
         assert_eq!(workload(&spec("busybox", &["sleep", "5"], &[])).ends, Some((5_000, 0)));
         assert_eq!(workload(&spec("busybox", &["sh", "-c", "echo hi; exit 1"], &[])).ends, Some((0, 1)));
@@ -713,5 +726,8 @@ mod tests {
         assert_eq!(workload(&spec("busybox", &[], &[])).ends, Some((0, 0)));
         assert_eq!(workload(&spec("registry.k8s.io/etcd:3.6.4-0", &["etcd", "--data-dir=/x"], &[])).ends, None);
         assert_eq!(workload(&spec("busybox", &["sh", "-c", "echo hi; sleep 1"], &[])).logs, vec!["hi".to_string()]);
+        let mut crashing = spec("nginx:1.27", &[], &[]);
+        crashing.annotations.insert("kubeglass.dev/exit-after-seconds".into(), "30".into());
+        assert_eq!(workload(&crashing).ends, Some((30_000, 1)));
     }
 }
