@@ -561,7 +561,19 @@ impl Kubelet {
             return None;
         }
         let uid = pod.metadata.uid.clone()?;
-        let w = self.workers.entry(uid.clone()).or_insert_with(|| Worker::new(o.ns_name(), pod.clone()));
+        let w = self.workers.entry(uid.clone()).or_insert_with(|| {
+            // A restarted kubelet keeps the transition times the API already has.
+            let mut w = Worker::new(o.ns_name(), pod.clone());
+            for c in pod.status.as_ref().and_then(|s| s.conditions.as_ref()).into_iter().flatten() {
+                if let Some(at) = c.last_transition_time.as_ref() {
+                    let at = serde_json::to_value(at).ok().and_then(|v| v.as_str().map(str::to_string));
+                    if let Some(at) = at {
+                        w.conditions.insert(c.type_.clone(), (c.status == "True", at));
+                    }
+                }
+            }
+            w
+        });
         w.pod = pod.clone();
         w.orphan = false;
         w.key = o.ns_name();
