@@ -15,6 +15,7 @@ pub mod controllers;
 pub mod etcd;
 pub mod etcdctl;
 pub mod kubectl;
+pub mod node;
 pub mod scenario;
 pub mod scheduler;
 pub mod sim;

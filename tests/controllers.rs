@@ -59,7 +59,7 @@ fn the_kube_proxy_daemonset_puts_one_pod_on_every_node_through_the_scheduler() {
 fn with_the_scheduler_stopped_daemonset_pods_wait_unscheduled() {
     let mut c = Cluster::new_default(1);
     c.stop("kube-scheduler").unwrap();
-    let ds = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: agent\nspec:\n  selector:\n    matchLabels: {app: agent}\n  template:\n    metadata:\n      labels: {app: agent}\n    spec:\n      nodeSelector: {kubernetes.io/hostname: node01}\n      containers:\n      - name: agent\n        image: busybox:1.36\n";
+    let ds = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: agent\nspec:\n  selector:\n    matchLabels: {app: agent}\n  template:\n    metadata:\n      labels: {app: agent}\n    spec:\n      nodeSelector: {kubernetes.io/hostname: node01}\n      containers:\n      - name: agent\n        image: nginx:1.27\n";
     apply(&mut c, ds);
     c.advance_ms(5_000);
     let pods = pods_of(&mut c, "default", "agent-");

@@ -97,6 +97,16 @@ async fn renew_lease(api: &Api, node: &str) -> bool {
     }
 }
 
+/// The default cluster with the real kubelets of the workers stopped: these tests play the kubelet themselves
+/// (a fake one renewing the Lease, pod statuses set by hand).
+fn cluster_with_fake_kubelets() -> Cluster {
+    let mut c = Cluster::new_default(1);
+    for node in ["node01", "node02"] {
+        c.stop(&format!("{node}/kubelet")).unwrap();
+    }
+    c
+}
+
 fn fake_kubelet(c: &mut Cluster, node: &str) -> FakeKubelet {
     let kubelet = FakeKubelet { stop: Rc::new(Cell::new(false)), last_renew_ms: Rc::new(Cell::new(0)) };
     let (stop, last) = (kubelet.stop.clone(), kubelet.last_renew_ms.clone());
@@ -229,7 +239,7 @@ fn nodes_without_a_lease_are_not_judged_so_the_default_cluster_stays_ready() {
 
 #[test]
 fn a_silent_kubelet_makes_its_node_not_ready_after_50s_then_its_pods_are_evicted_after_300s_more() {
-    let mut c = Cluster::new_default(1);
+    let mut c = cluster_with_fake_kubelets();
     let kubelet = fake_kubelet(&mut c, "node02");
     apply(&mut c, &pod_on("web", "node02", "app: web", ""));
     set_pod_status(&mut c, "web", "10.244.2.5", true);
@@ -287,7 +297,7 @@ fn a_silent_kubelet_makes_its_node_not_ready_after_50s_then_its_pods_are_evicted
 
 #[test]
 fn a_kubelet_that_comes_back_within_300s_cancels_the_eviction_and_clears_the_taints() {
-    let mut c = Cluster::new_default(1);
+    let mut c = cluster_with_fake_kubelets();
     let kubelet = fake_kubelet(&mut c, "node02");
     apply(&mut c, &pod_on("web", "node02", "app: web", ""));
     set_pod_status(&mut c, "web", "10.244.2.5", true);
@@ -314,7 +324,7 @@ fn a_kubelet_that_comes_back_within_300s_cancels_the_eviction_and_clears_the_tai
 
 #[test]
 fn pods_that_do_not_tolerate_the_unreachable_taint_are_evicted_at_once_and_tolerating_forever_keeps_them() {
-    let mut c = Cluster::new_default(1);
+    let mut c = cluster_with_fake_kubelets();
     let kubelet = fake_kubelet(&mut c, "node02");
     let zero = "  tolerations:\n  - {key: node.kubernetes.io/unreachable, operator: Exists, effect: NoExecute, tolerationSeconds: 0}\n";
     let forever = "  tolerations:\n  - {key: node.kubernetes.io/unreachable, operator: Exists, effect: NoExecute}\n";
@@ -337,7 +347,7 @@ fn pods_that_do_not_tolerate_the_unreachable_taint_are_evicted_at_once_and_toler
 
 #[test]
 fn endpoints_and_endpoint_slices_list_pods_with_an_ip_split_by_readiness() {
-    let mut c = Cluster::new_default(1);
+    let mut c = cluster_with_fake_kubelets();
     label_node(&mut c, "node01", "topology.kubernetes.io/zone", "zone-a");
     apply(
         &mut c,

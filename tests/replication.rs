@@ -9,6 +9,16 @@ use regex_lite::Regex;
 
 use crate::{apply, kubectl};
 
+/// The default cluster with the workers' kubelets stopped: these tests decide themselves when pods become
+/// Ready (through the status subresource), so the controllers' arithmetic can be checked step by step.
+fn without_worker_kubelets(seed: u64) -> Cluster {
+    let mut c = Cluster::new_default(seed);
+    for node in ["node01", "node02"] {
+        c.stop(&format!("{node}/kubelet")).unwrap();
+    }
+    c
+}
+
 fn deployment(replicas: u32, image: &str) -> String {
     deployment_with(replicas, image, "")
 }
@@ -105,7 +115,7 @@ fn relabel(c: &mut Cluster, pod: &str, app: &str) {
 
 #[test]
 fn a_deployment_gets_a_replicaset_named_by_the_template_hash_and_pods_owned_by_it() {
-    let mut c = Cluster::new_default(1);
+    let mut c = without_worker_kubelets(1);
     assert_eq!(apply(&mut c, &deployment(3, "nginx")).0, "deployment.apps/web created\n");
     c.advance_ms(3_000);
     let rs = names(&mut c, "rs");
@@ -148,7 +158,7 @@ fn a_deployment_gets_a_replicaset_named_by_the_template_hash_and_pods_owned_by_i
 
 #[test]
 fn ready_pods_make_the_deployment_available_and_complete() {
-    let mut c = Cluster::new_default(2);
+    let mut c = without_worker_kubelets(2);
     apply(&mut c, &deployment(3, "nginx"));
     c.advance_ms(3_000);
     make_pods_ready(&mut c);
@@ -170,7 +180,7 @@ fn ready_pods_make_the_deployment_available_and_complete() {
 
 #[test]
 fn scaling_a_deployment_scales_its_replicaset_and_a_deleted_pod_is_replaced() {
-    let mut c = Cluster::new_default(3);
+    let mut c = without_worker_kubelets(3);
     apply(&mut c, &deployment(2, "nginx"));
     c.advance_ms(3_000);
     let rs = names(&mut c, "rs")[0].clone();
@@ -195,7 +205,7 @@ fn scaling_a_deployment_scales_its_replicaset_and_a_deleted_pod_is_replaced() {
 
 #[test]
 fn a_new_image_rolls_out_through_a_second_replicaset_as_pods_become_ready() {
-    let mut c = Cluster::new_default(4);
+    let mut c = without_worker_kubelets(4);
     apply(&mut c, &deployment(3, "nginx:1.26"));
     c.advance_ms(3_000);
     make_pods_ready(&mut c);
@@ -237,7 +247,7 @@ fn a_new_image_rolls_out_through_a_second_replicaset_as_pods_become_ready() {
 
 #[test]
 fn deleting_a_deployment_in_the_background_removes_its_replicasets_and_pods() {
-    let mut c = Cluster::new_default(5);
+    let mut c = without_worker_kubelets(5);
     c.stop("kube-scheduler").unwrap();
     apply(&mut c, &deployment(2, "nginx"));
     c.advance_ms(3_000);
@@ -250,7 +260,7 @@ fn deleting_a_deployment_in_the_background_removes_its_replicasets_and_pods() {
 
 #[test]
 fn foreground_deletion_keeps_the_owner_until_its_dependents_are_gone() {
-    let mut c = Cluster::new_default(6);
+    let mut c = without_worker_kubelets(6);
     c.stop("kube-scheduler").unwrap();
     apply(&mut c, &deployment(2, "nginx"));
     c.advance_ms(3_000);
@@ -268,7 +278,7 @@ fn foreground_deletion_keeps_the_owner_until_its_dependents_are_gone() {
 
 #[test]
 fn orphan_deletion_leaves_the_replicaset_and_pods_without_the_owner() {
-    let mut c = Cluster::new_default(7);
+    let mut c = without_worker_kubelets(7);
     apply(&mut c, &deployment(2, "nginx"));
     c.advance_ms(3_000);
     let rs = names(&mut c, "rs")[0].clone();
@@ -283,7 +293,7 @@ fn orphan_deletion_leaves_the_replicaset_and_pods_without_the_owner() {
 
 #[test]
 fn relabelled_pods_are_released_and_replaced_and_matching_orphans_are_adopted() {
-    let mut c = Cluster::new_default(8);
+    let mut c = without_worker_kubelets(8);
     apply(&mut c, &deployment(2, "nginx"));
     c.advance_ms(3_000);
     let rs = names(&mut c, "rs")[0].clone();
@@ -304,7 +314,7 @@ fn relabelled_pods_are_released_and_replaced_and_matching_orphans_are_adopted() 
 
 #[test]
 fn with_the_controller_manager_stopped_a_deployment_gets_no_replicaset_until_it_returns() {
-    let mut c = Cluster::new_default(9);
+    let mut c = without_worker_kubelets(9);
     c.stop("kube-controller-manager").unwrap();
     apply(&mut c, &deployment(3, "nginx"));
     c.advance_ms(10_000);
@@ -323,7 +333,7 @@ fn conditions(c: &mut Cluster) -> String {
 
 #[test]
 fn a_rollout_that_makes_no_progress_exceeds_its_deadline() {
-    let mut c = Cluster::new_default(10);
+    let mut c = without_worker_kubelets(10);
     apply(&mut c, &deployment_with(2, "nginx", "  progressDeadlineSeconds: 30\n"));
     c.advance_ms(3_000);
     let rs = names(&mut c, "rs")[0].clone();
@@ -347,7 +357,7 @@ fn a_rollout_that_makes_no_progress_exceeds_its_deadline() {
 
 #[test]
 fn recreate_scales_the_old_replicaset_to_zero_before_the_new_one_comes_up() {
-    let mut c = Cluster::new_default(11);
+    let mut c = without_worker_kubelets(11);
     let strategy = "  strategy:\n    type: Recreate\n";
     apply(&mut c, &deployment_with(3, "nginx:1.26", strategy));
     c.advance_ms(3_000);
@@ -367,7 +377,7 @@ fn recreate_scales_the_old_replicaset_to_zero_before_the_new_one_comes_up() {
 
 #[test]
 fn a_paused_deployment_rolls_nothing_out_until_resumed_and_old_revisions_are_pruned_to_the_limit() {
-    let mut c = Cluster::new_default(12);
+    let mut c = without_worker_kubelets(12);
     let extra = |paused: bool| format!("  paused: {paused}\n  revisionHistoryLimit: 1\n");
     apply(&mut c, &deployment_with(2, "nginx:1.25", &extra(false)));
     c.advance_ms(3_000);
@@ -398,7 +408,7 @@ fn a_paused_deployment_rolls_nothing_out_until_resumed_and_old_revisions_are_pru
 
 #[test]
 fn a_pod_the_apiserver_refuses_is_reported_as_failed_create_and_retried_one_at_a_time() {
-    let mut c = Cluster::new_default(13);
+    let mut c = without_worker_kubelets(13);
     apply(
         &mut c,
         &deployment(3, "nginx").replace("      containers:", "      priorityClassName: missing\n      containers:"),
@@ -426,7 +436,7 @@ fn a_pod_the_apiserver_refuses_is_reported_as_failed_create_and_retried_one_at_a
 
 #[test]
 fn scaling_down_deletes_a_pod_that_is_not_ready_before_ready_ones() {
-    let mut c = Cluster::new_default(14);
+    let mut c = without_worker_kubelets(14);
     apply(&mut c, &deployment(2, "nginx"));
     c.advance_ms(3_000);
     make_pods_ready(&mut c);

@@ -18,7 +18,7 @@ fn a_pod_that_fits_is_bound_to_a_worker_and_marked_scheduled() {
     c.advance_ms(1_000);
     let (out, _) = kubectl(
         &mut c,
-        "get pod a -o jsonpath={.spec.nodeName}/{.status.conditions[0].type}={.status.conditions[0].status}",
+        "get pod a -o 'jsonpath={.spec.nodeName}/PodScheduled={.status.conditions[?(@.type==\"PodScheduled\")].status}'",
     );
     assert!(out == "node01/PodScheduled=True" || out == "node02/PodScheduled=True", "{out}");
 }
@@ -80,7 +80,8 @@ fn kubectl_events_lists_the_schedulers_events_oldest_first() {
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines[0].starts_with("LAST SEEN   TYPE      REASON"), "{out}");
     // The node controller's RegisteredNode events come first; the scheduler's follow in order.
-    let pods: Vec<&str> = lines.iter().copied().filter(|l| l.contains("Pod/")).collect();
+    let pods: Vec<&str> =
+        lines.iter().copied().filter(|l| l.contains("Scheduled") || l.contains("FailedScheduling")).collect();
     assert!(pods[0].contains("Normal    Scheduled") && pods[0].contains("Pod/a"), "{out}");
     assert!(pods[1].contains("Warning   FailedScheduling") && pods[1].contains("Pod/big"), "{out}");
     let (warnings, _) = kubectl(&mut c, "events --types=Warning --for pod/big");

@@ -26,7 +26,9 @@ pub fn event(
 ) -> Object {
     let (component, host) = (by.component, by.host);
     let info = about.info();
-    let name = format!("{}.{:016x}", about.name(), rng.next_u64() >> 4 | (now.ms() << 40));
+    // client-go names an event `<object>.<hex of the Unix time in ns>`, so names sort in time order.
+    let nanos = (crate::sim::time::EPOCH_MS + now.ms()) * 1_000_000 + rng.below(1_000_000);
+    let name = format!("{}.{nanos:016x}", about.name());
     let namespace = about.namespace().map(str::to_string).unwrap_or_else(|| "default".to_string());
     let meta = about.meta();
     Object::Event(Event {

@@ -16,6 +16,7 @@ use crate::client::{Api, ProcessHost};
 use crate::controllers::ControllerManager;
 use crate::etcd::member::EtcdMember;
 use crate::kubectl::kubeconfig::{context_name, Kubeconfig, KubeconfigFile};
+use crate::node::{Containerd, Kubelet, KubeletConfig};
 use crate::scheduler::Scheduler;
 use crate::sim::{ComponentId, Ctx, Event, Kernel, Payload, Rng, SimTime};
 use crate::view::{ComponentView, MessageView, View};
@@ -29,6 +30,8 @@ pub enum Component {
     ApiServer(Box<ApiServer>),
     Scheduler(Box<Scheduler>),
     ControllerManager(Box<ControllerManager>),
+    Kubelet(Box<Kubelet>),
+    Containerd(Box<Containerd>),
     /// Runs client programs: the person's kubectl, kubeadm at install time.
     Host(Box<ProcessHost>),
     /// A component whose behaviour is not simulated yet: it receives and ignores.
@@ -46,6 +49,8 @@ impl Component {
             Component::ApiServer(a) => a.on_message(ctx, from, payload),
             Component::Scheduler(s) => s.on_message(ctx, payload),
             Component::ControllerManager(m) => m.on_message(ctx, payload),
+            Component::Kubelet(k) => k.on_message(ctx, from, payload),
+            Component::Containerd(c) => c.on_message(ctx, from, payload),
             Component::Host(h) => h.on_message(ctx, payload),
             Component::Idle => {}
         }
@@ -57,6 +62,8 @@ impl Component {
             Component::ApiServer(a) => a.on_timer(ctx, token),
             Component::Scheduler(s) => s.on_timer(ctx, token),
             Component::ControllerManager(m) => m.on_timer(ctx, token),
+            Component::Kubelet(k) => k.on_timer(ctx, token),
+            Component::Containerd(c) => c.on_timer(ctx, token),
             Component::Host(h) => h.on_timer(ctx, token),
             Component::Idle => {}
         }
@@ -68,6 +75,8 @@ impl Component {
             Component::ApiServer(a) => a.on_start(ctx),
             Component::Scheduler(s) => s.on_start(ctx),
             Component::ControllerManager(m) => m.on_start(ctx),
+            Component::Kubelet(k) => k.on_start(ctx),
+            Component::Containerd(c) => c.on_start(ctx),
             Component::Host(_) | Component::Idle => {}
         }
     }
@@ -158,11 +167,33 @@ impl Cluster {
         if c.config.cloud {
             c.reserve("cloud-controller-manager", "control-plane", Some(&cp));
         }
-        let nodes: Vec<String> = c.config.all_nodes().map(|n| n.name.clone()).collect();
-        for node in &nodes {
-            for part in ["kubelet", "containerd", "kube-proxy"] {
-                c.reserve(&format!("{node}/{part}"), "node", Some(node));
-            }
+        let nodes: Vec<NodeConfig> = c.config.all_nodes().cloned().collect();
+        let total = nodes.len();
+        for (index, node) in nodes.iter().enumerate() {
+            let name = &node.name;
+            let kubelet = c.reserve(&format!("{name}/kubelet"), "node", Some(name));
+            let containerd = c.reserve(&format!("{name}/containerd"), "node", Some(name));
+            c.reserve(&format!("{name}/kube-proxy"), "node", Some(name));
+            let control_plane = *name == cp;
+            let cfg = KubeletConfig {
+                node: node.clone(),
+                control_plane,
+                node_ip: bootstrap::node_ip(index),
+                pod_cidr: bootstrap::pod_cidr(index, total),
+                static_pods: if control_plane {
+                    bootstrap::static_pods(&bootstrap::node_ip(index))
+                } else {
+                    Vec::new()
+                },
+            };
+            let preloaded = bootstrap::preloaded_images(control_plane);
+            c.components[containerd.0 as usize] = Component::Containerd(Box::new(Containerd::new(
+                kubelet,
+                &cfg.node_ip,
+                bootstrap::pod_cidr(index, total).trim_end_matches(".0/24"),
+                &preloaded,
+            )));
+            c.components[kubelet.0 as usize] = Component::Kubelet(Box::new(Kubelet::new(c.apiserver, containerd, cfg)));
         }
         c.kubectl = c.reserve("kubectl", "client", None);
         c.components[c.kubectl.0 as usize] = Component::Host(Box::new(ProcessHost::new(c.apiserver)));
@@ -218,6 +249,22 @@ impl Cluster {
     pub fn apiserver(&self) -> Option<&ApiServer> {
         match &self.components[self.apiserver.0 as usize] {
             Component::ApiServer(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The kubelet of `node`.
+    pub fn kubelet(&self, node: &str) -> Option<&Kubelet> {
+        match self.kernel.id(&format!("{node}/kubelet")).map(|id| &self.components[id.0 as usize]) {
+            Some(Component::Kubelet(k)) => Some(k),
+            _ => None,
+        }
+    }
+
+    /// The containerd of `node` (what `crictl` on that node would show).
+    pub fn containerd(&self, node: &str) -> Option<&Containerd> {
+        match self.kernel.id(&format!("{node}/containerd")).map(|id| &self.components[id.0 as usize]) {
+            Some(Component::Containerd(c)) => Some(c),
             _ => None,
         }
     }
@@ -616,6 +663,7 @@ fn message_class(p: &Payload) -> &'static str {
         Payload::ApiResponse { .. } => "response",
         Payload::WatchEvent { .. } => "watch",
         Payload::Etcd(_) => "etcd",
+        Payload::Cri(_) => "cri",
         Payload::ConnectionRefused { .. } | Payload::Disconnected { .. } => "network",
     }
 }

@@ -4,6 +4,7 @@
 use super::{ChainId, ComponentId, SimTime};
 use crate::api::{ApiRequest, ApiResponse, WatchEvent};
 use crate::etcd::EtcdMessage;
+use crate::node::runtime::CriMessage;
 
 /// One message on the wire, with the times the UI animates between.
 #[derive(Debug)]
@@ -36,6 +37,8 @@ pub enum Payload {
         event: Box<WatchEvent>,
     },
     Etcd(EtcdMessage),
+    /// The kubelet and its node's containerd (CRI over the local socket).
+    Cri(Box<crate::node::runtime::CriMessage>),
     /// The receiver was not listening: the request with this id fails at once (TCP RST on connect).
     ConnectionRefused {
         request_id: u64,
@@ -64,6 +67,13 @@ impl Payload {
                 format!("{} {resource}", event.kind.as_str())
             }
             Payload::Etcd(m) => m.label(),
+            Payload::Cri(m) => match m.as_ref() {
+                CriMessage::Request { call, .. } => call.name().to_string(),
+                CriMessage::Reply { result: Ok(_), .. } => "OK".into(),
+                CriMessage::Reply { result: Err(_), .. } => "error".into(),
+                CriMessage::Exited { .. } => "container exited".into(),
+                CriMessage::Refused { .. } => "connection refused".into(),
+            },
             Payload::ConnectionRefused { .. } => "connection refused".into(),
             Payload::Disconnected { .. } => "connection reset".into(),
         }
@@ -112,11 +122,17 @@ impl Payload {
         match self {
             Payload::ApiRequest { request_id, .. } => Some(Payload::ConnectionRefused { request_id: *request_id }),
             Payload::Etcd(m) => m.request_id().map(|request_id| Payload::ConnectionRefused { request_id }),
+            Payload::Cri(m) => match m.as_ref() {
+                CriMessage::Request { id, .. } => Some(Payload::Cri(Box::new(CriMessage::Refused { id: *id }))),
+                _ => None,
+            },
             _ => None,
         }
     }
 
     pub fn is_request(&self) -> bool {
-        matches!(self, Payload::ApiRequest { .. }) || matches!(self, Payload::Etcd(m) if m.request_id().is_some())
+        matches!(self, Payload::ApiRequest { .. })
+            || matches!(self, Payload::Cri(m) if matches!(m.as_ref(), CriMessage::Request { .. }))
+            || matches!(self, Payload::Etcd(m) if m.request_id().is_some())
     }
 }

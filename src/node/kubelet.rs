@@ -1,0 +1,1410 @@
+//! The kubelet `<node>/kubelet`, a systemd service on each node (not a pod), as `system:node:<node>` in
+//! `system:nodes`. Watches: pods with `spec.nodeName=<node>` (one informer), its static pod manifests
+//! (`/etc/kubernetes/manifests`, given at construction), and its containerd's containers (CRI list at
+//! start, exit events after). Writes: its Node (registers it, then status every 10 s when something
+//! changed or 5 min passed), its Lease `kube-node-lease/<node>` every 10 s, pod status, mirror pods for
+//! static pods, the final delete (grace 0) of pods it finished terminating, and its events (`Pulling`,
+//! `Pulled`, `Created`, `Started`, `Killing`, `BackOff`, `Failed`). Talks to containerd with CRI calls.
+//! Counterpart: `pkg/kubelet` (kubelet.go syncPod, kuberuntime_manager.go computePodActions,
+//! images/image_manager.go, nodestatus/setters.go, nodelease, status/status_manager.go, pod/mirror_client.go).
+//!
+//! Simplified: no init containers, no probes other than a readinessProbe's initialDelaySeconds, one CRI
+//! call in flight per pod, the runtime counts as down as soon as a CRI call is refused.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use crate::api::api::core::v1::Pod;
+use crate::api::{ApiRequest, ApiResponse, Credentials, Kind, Object, PatchBody, Reason, Verb};
+use crate::client::events::Reporter;
+use crate::client::informer::{Change, Informer};
+use crate::client::{ApiConn, Incoming};
+use crate::cluster::NodeConfig;
+use crate::sim::rng::fnv1a64;
+use crate::sim::time::go_duration;
+use crate::sim::{ComponentId, Ctx, Payload, SimTime};
+
+use super::runtime::{normalize, Container, ContainerSpec, ContainerState, CriCall, CriMessage, CriReply};
+
+/// The version every kubelet reports.
+pub const KUBELET_VERSION: &str = "v1.34.1";
+/// nodeStatusUpdateFrequency and the lease renew interval.
+pub const TICK_MS: u64 = 10_000;
+/// nodeStatusReportFrequency: status is posted at least this often even when nothing changed.
+pub const REPORT_MS: u64 = 300_000;
+pub const LEASE_DURATION_S: i64 = 40;
+const BACKOFF_INITIAL_MS: u64 = 10_000;
+const BACKOFF_MAX_MS: u64 = 300_000;
+/// How soon a kubelet that could not register tries again.
+const REGISTER_RETRY_MS: u64 = 500;
+/// How long a pod worker waits after a failed sync (pod_workers.go backOffPeriod).
+const WORKER_BACKOFF_MS: u64 = 10_000;
+
+const TIMER_TICK: u64 = 1;
+const TIMER_REGISTER: u64 = 2;
+const TIMER_MIRRORS: u64 = 3;
+const TIMER_POD_BASE: u64 = 1 << 32;
+
+const MIRROR: &str = "kubernetes.io/config.mirror";
+
+/// What a kubelet is started with: its node (labels and taints to register with), addresses, and the
+/// static pod manifests on its disk.
+#[derive(Debug, Clone)]
+pub struct KubeletConfig {
+    pub node: NodeConfig,
+    pub control_plane: bool,
+    pub node_ip: String,
+    pub pod_cidr: String,
+    pub static_pods: Vec<Pod>,
+}
+
+/// What a pod worker knows beyond containerd's records.
+#[derive(Debug, Clone)]
+struct Worker {
+    /// `namespace/name` (for a static pod: its mirror pod's).
+    key: String,
+    pod: Pod,
+    is_static: bool,
+    /// A CRI call for this pod is in flight.
+    busy: bool,
+    sandbox: Option<String>,
+    ip: Option<String>,
+    /// Container name → (reason, message) while it waits.
+    waiting: BTreeMap<String, (String, String)>,
+    /// Container name → (retry at, backoff ms, last error).
+    image_backoff: BTreeMap<String, (SimTime, u64, String)>,
+    crash_backoff: BTreeMap<String, u64>,
+    /// Container ids whose BackOff event was recorded.
+    reported: BTreeSet<String>,
+    /// The pod is gone from the API (or its manifest removed).
+    gone: bool,
+    delete_sent: bool,
+    conditions: BTreeMap<String, (bool, String)>,
+    last_status: Option<Value>,
+    start_time: Option<SimTime>,
+    timer_at: Option<SimTime>,
+    /// Known only from a containerd sandbox (the API has no such pod).
+    orphan: bool,
+}
+
+#[derive(Debug, Clone)]
+enum ApiCall {
+    Register,
+    NodeStatus,
+    Lease,
+    LeaseCreate,
+    PodStatus { uid: String },
+    CreateMirror { uid: String },
+    Other,
+}
+
+#[derive(Debug, Clone)]
+enum CriOp {
+    Version,
+    ListSandboxes,
+    ListContainers,
+    Work { uid: String, step: Step },
+}
+
+#[derive(Debug, Clone)]
+enum Step {
+    Sandbox,
+    ImageStatus { container: String, attempt: u32 },
+    Pull { container: String, attempt: u32 },
+    Create { container: String },
+    Start { container: String },
+    Stop,
+    RemoveSandbox,
+}
+
+/// The kubelet process.
+pub struct Kubelet {
+    cfg: KubeletConfig,
+    conn: ApiConn,
+    runtime: ComponentId,
+    registered: bool,
+    runtime_up: bool,
+    /// containerd's sandboxes and containers were listed since start.
+    listed: u8,
+    containers: BTreeMap<String, Container>,
+    workers: BTreeMap<String, Worker>,
+    calls: BTreeMap<u64, ApiCall>,
+    next_tag: u64,
+    cri_calls: BTreeMap<u64, CriOp>,
+    next_cri: u64,
+    timers: BTreeMap<u64, String>,
+    next_timer: u64,
+    last_node_status: Option<Value>,
+    last_node_post: Option<SimTime>,
+    /// Node condition type → (status, when it last changed).
+    node_transitions: BTreeMap<String, (String, SimTime)>,
+    lease_renewals: u64,
+    mirror_pending: BTreeSet<String>,
+    node_uid: Option<String>,
+    /// Events recorded by this process: pod uid, container, type, reason, message → (event name, count).
+    recorded: BTreeMap<String, (String, i32)>,
+    /// Mirror pods (by their uid) this kubelet already deleted for good.
+    deleted_mirrors: BTreeSet<String>,
+}
+
+impl Kubelet {
+    pub fn new(server: ComponentId, runtime: ComponentId, cfg: KubeletConfig) -> Kubelet {
+        let name = cfg.node.name.clone();
+        let credentials = Credentials::ClientCert {
+            common_name: format!("system:node:{name}"),
+            organizations: vec!["system:nodes".into()],
+        };
+        let mut conn = ApiConn::new(server, credentials.clone());
+        conn.add_informer(Informer::new(Kind::Pod, credentials).with_field_selector(&format!("spec.nodeName={name}")));
+        Kubelet {
+            cfg,
+            conn,
+            runtime,
+            registered: false,
+            runtime_up: true,
+            listed: 0,
+            containers: BTreeMap::new(),
+            workers: BTreeMap::new(),
+            calls: BTreeMap::new(),
+            next_tag: 1,
+            cri_calls: BTreeMap::new(),
+            next_cri: 1,
+            timers: BTreeMap::new(),
+            next_timer: 0,
+            last_node_status: None,
+            last_node_post: None,
+            node_transitions: BTreeMap::new(),
+            lease_renewals: 0,
+            mirror_pending: BTreeSet::new(),
+            node_uid: None,
+            deleted_mirrors: BTreeSet::new(),
+            recorded: BTreeMap::new(),
+        }
+    }
+
+    pub fn node(&self) -> &str {
+        &self.cfg.node.name
+    }
+
+    /// How many times the Lease was renewed by this process.
+    pub fn lease_renewals(&self) -> u64 {
+        self.lease_renewals
+    }
+
+    pub fn runtime_up(&self) -> bool {
+        self.runtime_up
+    }
+
+    /// A fresh process: everything in memory is gone; it re-registers, re-lists its pods and asks
+    /// containerd what runs.
+    pub fn on_start(&mut self, ctx: &mut Ctx) {
+        self.registered = false;
+        self.runtime_up = true;
+        self.listed = 0;
+        self.containers.clear();
+        self.workers.clear();
+        self.calls.clear();
+        self.cri_calls.clear();
+        self.timers.clear();
+        self.last_node_status = None;
+        self.last_node_post = None;
+        self.node_transitions.clear();
+        self.recorded.clear();
+        self.mirror_pending.clear();
+        self.conn.start(ctx);
+        for pod in self.cfg.static_pods.clone() {
+            let hash = config_hash(&pod);
+            let name =
+                format!("{}-{}", pod.metadata.name.clone().unwrap_or_default(), self.cfg.node.name.to_lowercase());
+            let ns = pod.metadata.namespace.clone().unwrap_or_else(|| "kube-system".into());
+            let mut pod = pod;
+            pod.metadata.name = Some(name.clone());
+            pod.metadata.uid = Some(hash.clone());
+            pod.spec.get_or_insert_with(Default::default).node_name = Some(self.cfg.node.name.clone());
+            let annotations = pod.metadata.annotations.get_or_insert_with(Default::default);
+            annotations.insert("kubernetes.io/config.hash".into(), hash.clone());
+            annotations.insert("kubernetes.io/config.source".into(), "file".into());
+            annotations.insert("kubernetes.io/config.seen".into(), micro_time(ctx.now).replace(".000000Z", "Z"));
+            let mut w = Worker::new(format!("{ns}/{name}"), pod);
+            w.is_static = true;
+            self.workers.insert(hash, w);
+        }
+        self.register(ctx);
+        self.cri(ctx, CriCall::ListPodSandbox, CriOp::ListSandboxes);
+        self.cri(ctx, CriCall::ListContainers, CriOp::ListContainers);
+        ctx.timer(TICK_MS, TIMER_TICK);
+    }
+
+    fn register(&mut self, ctx: &mut Ctx) {
+        let body = self.node_object();
+        let mut req = ApiRequest::new(Credentials::Anonymous, Verb::Create, Kind::Node.info());
+        req.raw_body = Some(body);
+        self.call(ctx, req, ApiCall::Register);
+    }
+
+    pub fn on_message(&mut self, ctx: &mut Ctx, from: ComponentId, payload: Payload) {
+        match payload {
+            Payload::Cri(m) => self.on_cri(ctx, *m),
+            Payload::Disconnected { peer, .. } if peer == self.runtime && from == self.runtime => {
+                self.runtime_down(ctx)
+            }
+            other => {
+                for incoming in self.conn.on_message(ctx, other) {
+                    match incoming {
+                        Incoming::Changes { changes, .. } => self.on_pods(ctx, changes),
+                        Incoming::Answer { tag, result } => {
+                            let call = self.calls.remove(&tag).unwrap_or(ApiCall::Other);
+                            self.on_answer(ctx, call, result);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn on_timer(&mut self, ctx: &mut Ctx, token: u64) {
+        if self.conn.on_timer(ctx, token) {
+            return;
+        }
+        match token {
+            TIMER_TICK => {
+                ctx.timer(TICK_MS, TIMER_TICK);
+                self.cri(ctx, CriCall::Version, CriOp::Version);
+                if self.registered {
+                    self.renew_lease(ctx);
+                    self.post_node_status(ctx, false);
+                }
+                self.ensure_mirrors(ctx);
+            }
+            TIMER_MIRRORS => self.ensure_mirrors(ctx),
+            TIMER_REGISTER => {
+                if !self.registered {
+                    self.register(ctx);
+                }
+            }
+            t => {
+                if let Some(uid) = self.timers.remove(&t) {
+                    if let Some(w) = self.workers.get_mut(&uid) {
+                        w.timer_at = None;
+                    }
+                    self.sync(ctx, &uid);
+                }
+            }
+        }
+    }
+
+    fn tag(&mut self, call: ApiCall) -> u64 {
+        let tag = self.next_tag;
+        self.next_tag += 1;
+        self.calls.insert(tag, call);
+        tag
+    }
+
+    fn call(&mut self, ctx: &mut Ctx, req: ApiRequest, why: ApiCall) {
+        let tag = self.tag(why);
+        self.conn.call(ctx, req, tag);
+    }
+
+    fn cri(&mut self, ctx: &mut Ctx, call: CriCall, op: CriOp) {
+        let id = self.next_cri;
+        self.next_cri += 1;
+        self.cri_calls.insert(id, op);
+        ctx.send(self.runtime, Payload::Cri(Box::new(CriMessage::Request { id, call })));
+    }
+
+    // ---- the node: registration, status, lease ----
+
+    fn node_object(&self) -> Value {
+        let n = &self.cfg.node;
+        let mut labels = json!({
+            "beta.kubernetes.io/arch": "amd64",
+            "beta.kubernetes.io/os": "linux",
+            "kubernetes.io/arch": "amd64",
+            "kubernetes.io/hostname": n.name,
+            "kubernetes.io/os": "linux",
+        });
+        if self.cfg.control_plane {
+            labels["node-role.kubernetes.io/control-plane"] = json!("");
+            labels["node.kubernetes.io/exclude-from-external-load-balancers"] = json!("");
+        }
+        for (k, v) in &n.labels {
+            labels[k] = json!(v);
+        }
+        let mut taints: Vec<Value> =
+            n.taints.iter().map(|(k, v, e)| json!({"key": k, "value": v, "effect": e})).collect();
+        if self.cfg.control_plane && taints.is_empty() {
+            taints.push(json!({"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}));
+        }
+        json!({
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": n.name, "labels": labels, "annotations": {
+                "node.alpha.kubernetes.io/ttl": "0",
+                "volumes.kubernetes.io/controller-managed-attach-detach": "true"}},
+            "spec": {"podCIDR": self.cfg.pod_cidr, "podCIDRs": [self.cfg.pod_cidr],
+                     "taints": if taints.is_empty() { Value::Null } else { json!(taints) }},
+        })
+    }
+
+    /// The status the kubelet would post now, without heartbeat times (those are added when posting).
+    fn node_status(&self) -> Value {
+        let n = &self.cfg.node;
+        let capacity = json!({"cpu": n.cpu, "memory": n.memory, "pods": n.pods, "ephemeral-storage": "20Gi",
+                              "hugepages-2Mi": "0"});
+        let (ready, reason, message) = if self.runtime_up {
+            ("True", "KubeletReady", "kubelet is posting ready status")
+        } else {
+            ("False", "KubeletNotReady", "container runtime is down")
+        };
+        json!({
+            "capacity": capacity,
+            "allocatable": capacity,
+            "addresses": [{"type": "InternalIP", "address": self.cfg.node_ip}, {"type": "Hostname", "address": n.name}],
+            "conditions": [
+                ["MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"],
+                ["DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"],
+                ["PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"],
+                ["Ready", ready, reason, message],
+            ],
+            "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
+            "nodeInfo": {
+                "architecture": "amd64", "bootID": "", "containerRuntimeVersion": "containerd://1.7.27",
+                "kernelVersion": "5.15.0-139-generic", "kubeProxyVersion": KUBELET_VERSION,
+                "kubeletVersion": KUBELET_VERSION, "machineID": "", "operatingSystem": "linux",
+                "osImage": "Ubuntu 22.04.5 LTS", "systemUUID": ""
+            }
+        })
+    }
+
+    fn post_node_status(&mut self, ctx: &mut Ctx, force: bool) {
+        let status = self.node_status();
+        let changed = self.last_node_status.as_ref() != Some(&status);
+        let due = self.last_node_post.is_none_or(|t| ctx.now.since(t) >= REPORT_MS);
+        if !(force || changed || due) {
+            return;
+        }
+        let now = ctx.now.rfc3339();
+        let mut body = status.clone();
+        let mut conditions = Vec::new();
+        for c in status["conditions"].as_array().cloned().unwrap_or_default() {
+            let (t, st) = (c[0].as_str().unwrap_or("").to_string(), c[1].as_str().unwrap_or("").to_string());
+            let since = match self.node_transitions.get(&t) {
+                Some((s, at)) if *s == st => *at,
+                _ => {
+                    self.node_transitions.insert(t.clone(), (st.clone(), ctx.now));
+                    ctx.now
+                }
+            };
+            conditions.push(json!({"type": t, "status": st, "reason": c[2], "message": c[3],
+                                   "lastHeartbeatTime": now, "lastTransitionTime": since.rfc3339()}));
+        }
+        body["conditions"] = json!(conditions);
+        let mut req = ApiRequest::new(Credentials::Anonymous, Verb::Patch, Kind::Node.info())
+            .name(&self.cfg.node.name)
+            .subresource("status");
+        req.patch = Some(PatchBody::Merge(json!({ "status": body })));
+        self.last_node_status = Some(status);
+        self.last_node_post = Some(ctx.now);
+        self.call(ctx, req, ApiCall::NodeStatus);
+    }
+
+    fn lease_body(&self, ctx: &Ctx) -> Value {
+        json!({"holderIdentity": self.cfg.node.name, "leaseDurationSeconds": LEASE_DURATION_S,
+               "renewTime": micro_time(ctx.now)})
+    }
+
+    fn renew_lease(&mut self, ctx: &mut Ctx) {
+        let mut req = ApiRequest::new(Credentials::Anonymous, Verb::Patch, Kind::Lease.info())
+            .namespace(Some("kube-node-lease"))
+            .name(&self.cfg.node.name);
+        req.patch = Some(PatchBody::Merge(json!({ "spec": self.lease_body(ctx) })));
+        self.call(ctx, req, ApiCall::Lease);
+    }
+
+    fn create_lease(&mut self, ctx: &mut Ctx) {
+        let mut req = ApiRequest::new(Credentials::Anonymous, Verb::Create, Kind::Lease.info())
+            .namespace(Some("kube-node-lease"));
+        req.raw_body = Some(json!({
+            "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": {"name": self.cfg.node.name, "namespace": "kube-node-lease",
+                         "ownerReferences": [{"apiVersion": "v1", "kind": "Node", "name": self.cfg.node.name,
+                                              "uid": self.node_uid()}]},
+            "spec": self.lease_body(ctx),
+        }));
+        self.call(ctx, req, ApiCall::LeaseCreate);
+    }
+
+    fn node_uid(&self) -> String {
+        self.node_uid.clone().unwrap_or_default()
+    }
+
+    fn on_answer(&mut self, ctx: &mut Ctx, call: ApiCall, result: Result<ApiResponse, crate::client::ClientError>) {
+        let status_reason = match &result {
+            Ok(ApiResponse::Error(s)) => Some(s.reason),
+            _ => None,
+        };
+        let ok = matches!(result, Ok(ApiResponse::Object(_)));
+        match call {
+            ApiCall::Register => {
+                if let Ok(ApiResponse::Object(o)) = &result {
+                    self.node_uid = o.meta().uid.clone();
+                }
+                if ok || status_reason == Some(Reason::AlreadyExists) {
+                    self.registered = true;
+                    self.post_node_status(ctx, true);
+                    self.renew_lease(ctx);
+                    self.ensure_mirrors(ctx);
+                } else {
+                    ctx.timer(REGISTER_RETRY_MS, TIMER_REGISTER);
+                }
+            }
+            ApiCall::NodeStatus => {
+                if !ok {
+                    // Post again at the next tick.
+                    self.last_node_status = None;
+                }
+            }
+            ApiCall::Lease => {
+                if ok {
+                    self.lease_renewals += 1;
+                } else if status_reason == Some(Reason::NotFound) {
+                    self.create_lease(ctx);
+                }
+            }
+            ApiCall::LeaseCreate => {
+                if ok {
+                    self.lease_renewals += 1;
+                }
+            }
+            ApiCall::PodStatus { uid } => {
+                if !ok {
+                    if let Some(w) = self.workers.get_mut(&uid) {
+                        w.last_status = None;
+                    }
+                }
+            }
+            ApiCall::CreateMirror { uid } => {
+                self.mirror_pending.remove(&uid);
+                if let Some(w) = self.workers.get_mut(&uid) {
+                    w.last_status = None;
+                }
+                if ok {
+                    self.sync(ctx, &uid);
+                } else {
+                    ctx.timer(REGISTER_RETRY_MS, TIMER_MIRRORS);
+                }
+            }
+            ApiCall::Other => {}
+        }
+    }
+
+    // ---- pods from the API ----
+
+    fn on_pods(&mut self, ctx: &mut Ctx, changes: Vec<Change>) {
+        let mut touched = BTreeSet::new();
+        for change in changes {
+            match change {
+                Change::Added(o) => {
+                    if let Some(uid) = self.take_pod(&o, false) {
+                        touched.insert(uid);
+                    }
+                }
+                Change::Modified { old, new } => {
+                    // Status writes (mostly its own) do not wake a pod worker; spec and deletion do.
+                    let relevant = match (old.as_ref(), new.as_ref()) {
+                        (Object::Pod(a), Object::Pod(b)) => {
+                            a.spec != b.spec
+                                || a.metadata.deletion_timestamp != b.metadata.deletion_timestamp
+                                || a.metadata.annotations != b.metadata.annotations
+                        }
+                        _ => true,
+                    };
+                    if let Some(uid) = self.take_pod(&new, false).filter(|_| relevant) {
+                        touched.insert(uid);
+                    }
+                }
+                Change::Deleted(o) => {
+                    if let Some(uid) = self.take_pod(&o, true) {
+                        touched.insert(uid);
+                    }
+                }
+                Change::Resynced => {
+                    let pods: Vec<Arc<Object>> = self.conn.informer(0).objects().cloned().collect();
+                    let mut seen = BTreeSet::new();
+                    for o in pods {
+                        if let Some(uid) = self.take_pod(&o, false) {
+                            seen.insert(uid.clone());
+                            touched.insert(uid);
+                        }
+                    }
+                    for (uid, w) in &mut self.workers {
+                        if !w.is_static && !seen.contains(uid) {
+                            w.gone = true;
+                            touched.insert(uid.clone());
+                        }
+                    }
+                }
+            }
+        }
+        self.ensure_mirrors(ctx);
+        for uid in touched {
+            self.sync(ctx, &uid);
+        }
+    }
+
+    /// Records a pod from the informer; the uid of the worker to sync. Mirror pods are not run.
+    fn take_pod(&mut self, o: &Object, deleted: bool) -> Option<String> {
+        let Object::Pod(pod) = o else { return None };
+        if pod.metadata.annotations.as_ref().is_some_and(|a| a.contains_key(MIRROR)) {
+            return None;
+        }
+        let uid = pod.metadata.uid.clone()?;
+        let w = self.workers.entry(uid.clone()).or_insert_with(|| {
+            // A restarted kubelet keeps the transition times the API already has.
+            let mut w = Worker::new(o.ns_name(), pod.clone());
+            for c in pod.status.as_ref().and_then(|s| s.conditions.as_ref()).into_iter().flatten() {
+                if let Some(at) = c.last_transition_time.as_ref() {
+                    let at = serde_json::to_value(at).ok().and_then(|v| v.as_str().map(str::to_string));
+                    if let Some(at) = at {
+                        w.conditions.insert(c.type_.clone(), (c.status == "True", at));
+                    }
+                }
+            }
+            w
+        });
+        w.pod = pod.clone();
+        w.orphan = false;
+        w.key = o.ns_name();
+        if deleted {
+            w.gone = true;
+        }
+        Some(uid)
+    }
+
+    fn ensure_mirrors(&mut self, ctx: &mut Ctx) {
+        if !self.conn.synced() || !self.registered {
+            return;
+        }
+        let statics: Vec<(String, Worker)> =
+            self.workers.iter().filter(|(_, w)| w.is_static).map(|(u, w)| (u.clone(), w.clone())).collect();
+        for (uid, w) in statics {
+            if self.mirror_pending.contains(&uid) {
+                continue;
+            }
+            match self.conn.informer(0).get(&w.key).map(|o| o.as_ref().clone()) {
+                None => {
+                    let mut pod = w.pod.clone();
+                    pod.metadata.uid = None;
+                    let mut annotations = pod.metadata.annotations.clone().unwrap_or_default();
+                    annotations.insert(MIRROR.into(), uid.clone());
+                    pod.metadata.annotations = Some(annotations);
+                    pod.status = None;
+                    let mut req = ApiRequest::new(Credentials::Anonymous, Verb::Create, Kind::Pod.info())
+                        .namespace(pod.metadata.namespace.as_deref());
+                    req.raw_body = Some(serde_json::to_value(&pod).unwrap_or_default());
+                    if let Some(b) = req.raw_body.as_mut() {
+                        b["apiVersion"] = json!("v1");
+                        b["kind"] = json!("Pod");
+                        b["metadata"]["ownerReferences"] = json!([{"apiVersion": "v1", "kind": "Node",
+                            "name": self.cfg.node.name, "uid": self.node_uid(), "controller": true}]);
+                    }
+                    self.mirror_pending.insert(uid.clone());
+                    self.call(ctx, req, ApiCall::CreateMirror { uid });
+                }
+                Some(Object::Pod(mirror))
+                    if mirror.metadata.deletion_timestamp.is_some()
+                        && !self.deleted_mirrors.contains(mirror.metadata.uid.as_deref().unwrap_or("")) =>
+                {
+                    self.deleted_mirrors.insert(mirror.metadata.uid.clone().unwrap_or_default());
+                    // A mirror pod being deleted is outdated: finish the delete; it is recreated after.
+                    let mut req = ApiRequest::new(Credentials::Anonymous, Verb::Delete, Kind::Pod.info())
+                        .namespace(mirror.metadata.namespace.as_deref())
+                        .name(mirror.metadata.name.as_deref().unwrap_or(""));
+                    req.params.grace_period_seconds = Some(0);
+                    self.call(ctx, req, ApiCall::Other);
+                }
+                Some(_) => {}
+            }
+        }
+    }
+
+    // ---- containerd ----
+
+    fn runtime_down(&mut self, ctx: &mut Ctx) {
+        let was_up = self.runtime_up;
+        self.runtime_up = false;
+        let ops: Vec<CriOp> = std::mem::take(&mut self.cri_calls).into_values().collect();
+        for op in ops {
+            if let CriOp::Work { uid, .. } = op {
+                if let Some(w) = self.workers.get_mut(&uid) {
+                    w.busy = false;
+                }
+            }
+        }
+        if was_up && self.registered {
+            self.post_node_status(ctx, false);
+        }
+    }
+
+    fn on_cri(&mut self, ctx: &mut Ctx, m: CriMessage) {
+        match m {
+            CriMessage::Refused { id } => {
+                self.cri_calls.remove(&id);
+                self.runtime_down(ctx);
+            }
+            CriMessage::Exited { container } => {
+                let uid = container.pod_uid.clone();
+                self.containers.insert(container.id.clone(), container);
+                self.sync(ctx, &uid);
+            }
+            CriMessage::Request { .. } => {}
+            CriMessage::Reply { id, result } => {
+                let Some(op) = self.cri_calls.remove(&id) else { return };
+                match op {
+                    CriOp::Version => {
+                        if result.is_ok() && !self.runtime_up {
+                            self.runtime_up = true;
+                            self.listed = 0;
+                            self.cri(ctx, CriCall::ListPodSandbox, CriOp::ListSandboxes);
+                            self.cri(ctx, CriCall::ListContainers, CriOp::ListContainers);
+                            if self.registered {
+                                self.post_node_status(ctx, false);
+                            }
+                        }
+                    }
+                    CriOp::ListSandboxes => {
+                        if let Ok(CriReply::Sandboxes(list)) = result {
+                            for s in list {
+                                if let Some(w) = self.workers.get_mut(&s.uid) {
+                                    w.sandbox = Some(s.id.clone());
+                                    w.ip = Some(s.ip.clone());
+                                    w.start_time.get_or_insert(s.created_at);
+                                } else {
+                                    // A sandbox of a pod this kubelet does not know (yet): keep it as an orphan
+                                    // worker so it is cleaned up when the pod turns out to be gone.
+                                    let mut w = Worker::new(format!("{}/{}", s.namespace, s.name), Pod::default());
+                                    w.pod.metadata.uid = Some(s.uid.clone());
+                                    w.pod.metadata.name = Some(s.name.clone());
+                                    w.pod.metadata.namespace = Some(s.namespace.clone());
+                                    w.sandbox = Some(s.id.clone());
+                                    w.ip = Some(s.ip.clone());
+                                    w.start_time = Some(s.created_at);
+                                    w.orphan = true;
+                                    self.workers.insert(s.uid.clone(), w);
+                                }
+                            }
+                        }
+                        self.listed += 1;
+                        self.sync_all(ctx);
+                    }
+                    CriOp::ListContainers => {
+                        if let Ok(CriReply::Containers(list)) = result {
+                            self.containers = list.into_iter().map(|c| (c.id.clone(), c)).collect();
+                        }
+                        self.listed += 1;
+                        self.sync_all(ctx);
+                    }
+                    CriOp::Work { uid, step } => {
+                        if let Some(w) = self.workers.get_mut(&uid) {
+                            w.busy = false;
+                        }
+                        if self.on_step(ctx, &uid, step, result) {
+                            self.sync(ctx, &uid);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Handles a pod's CRI answer; false when the pod worker waits before syncing again (after an error,
+    /// as the kubelet's pod workers requeue a failed sync after 10 s).
+    fn on_step(&mut self, ctx: &mut Ctx, uid: &str, step: Step, result: Result<CriReply, String>) -> bool {
+        let Some(w) = self.workers.get(uid).cloned() else { return false };
+        match (step, result) {
+            (Step::Sandbox, Ok(CriReply::Sandbox(s))) => {
+                if let Some(w) = self.workers.get_mut(uid) {
+                    w.sandbox = Some(s.id);
+                    w.ip = Some(s.ip);
+                }
+            }
+            (Step::ImageStatus { container, attempt }, Ok(CriReply::Image(image))) => {
+                let Some(spec) = container_spec(&w.pod, &container) else { return true };
+                let image_name = spec.image.clone().unwrap_or_default();
+                let always = pull_policy(spec) == "Always";
+                if image.is_some() && !always {
+                    let msg = format!("Container image {image_name:?} already present on machine");
+                    self.record(ctx, uid, Some(&container), "Normal", "Pulled", &msg);
+                    self.work(
+                        ctx,
+                        uid,
+                        CriCall::CreateContainer {
+                            sandbox_id: w.sandbox.clone().unwrap_or_default(),
+                            spec: self.cri_spec(&w, &container, attempt),
+                        },
+                        Step::Create { container },
+                    );
+                } else {
+                    self.record(
+                        ctx,
+                        uid,
+                        Some(&container),
+                        "Normal",
+                        "Pulling",
+                        &format!("Pulling image {image_name:?}"),
+                    );
+                    self.work(ctx, uid, CriCall::PullImage { image: image_name }, Step::Pull { container, attempt });
+                }
+            }
+            (Step::Pull { container, attempt }, Ok(CriReply::Pulled { image, pull_ms })) => {
+                let Some(spec) = container_spec(&w.pod, &container) else { return true };
+                let name = spec.image.clone().unwrap_or_default();
+                let d = go_duration(pull_ms);
+                let msg = format!(
+                    "Successfully pulled image {name:?} in {d} ({d} including waiting). Image size: {} bytes.",
+                    image.size
+                );
+                self.record(ctx, uid, Some(&container), "Normal", "Pulled", &msg);
+                if let Some(w) = self.workers.get_mut(uid) {
+                    w.image_backoff.remove(&container);
+                    w.waiting.remove(&container);
+                }
+                self.work(
+                    ctx,
+                    uid,
+                    CriCall::CreateContainer {
+                        sandbox_id: w.sandbox.clone().unwrap_or_default(),
+                        spec: self.cri_spec(&w, &container, attempt),
+                    },
+                    Step::Create { container },
+                );
+            }
+            (Step::Pull { container, .. }, Err(e)) => {
+                let Some(spec) = container_spec(&w.pod, &container) else { return true };
+                let name = spec.image.clone().unwrap_or_default();
+                self.record(
+                    ctx,
+                    uid,
+                    Some(&container),
+                    "Warning",
+                    "Failed",
+                    &format!("Failed to pull image {name:?}: {e}"),
+                );
+                self.record(ctx, uid, Some(&container), "Warning", "Failed", "Error: ErrImagePull");
+                if let Some(w) = self.workers.get_mut(uid) {
+                    let prev = w.image_backoff.get(&container).map(|b| b.1);
+                    let ms = prev.map_or(BACKOFF_INITIAL_MS, |p| (p * 2).min(BACKOFF_MAX_MS));
+                    w.image_backoff.insert(container.clone(), (ctx.now.plus_ms(ms), ms, e.clone()));
+                    w.waiting.insert(container.clone(), ("ErrImagePull".into(), e));
+                    w.reported.remove(&format!("pull:{container}"));
+                }
+                self.post_pod_status(ctx, uid);
+                self.wake(ctx, uid, ctx.now.plus_ms(WORKER_BACKOFF_MS));
+                return false;
+            }
+            (Step::Create { container }, Ok(CriReply::Container(c))) => {
+                self.record(
+                    ctx,
+                    uid,
+                    Some(&container),
+                    "Normal",
+                    "Created",
+                    &format!("Created container: {container}"),
+                );
+                let id = c.id.clone();
+                self.containers.insert(id.clone(), c);
+                self.work(ctx, uid, CriCall::StartContainer { id }, Step::Start { container });
+            }
+            (Step::Start { container }, Ok(CriReply::Container(c))) => {
+                self.record(ctx, uid, Some(&container), "Normal", "Started", &format!("Started container {container}"));
+                self.containers.insert(c.id.clone(), c);
+                let delay = container_spec(&w.pod, &container)
+                    .and_then(|s| s.readiness_probe.as_ref().and_then(|p| p.initial_delay_seconds))
+                    .unwrap_or(0);
+                if let Some(w) = self.workers.get_mut(uid) {
+                    w.waiting.remove(&container);
+                }
+                if delay > 0 {
+                    self.wake(ctx, uid, ctx.now.plus_ms(delay as u64 * 1000));
+                }
+            }
+            (Step::Stop, Ok(CriReply::Container(c))) => {
+                self.containers.insert(c.id.clone(), c);
+            }
+            (Step::RemoveSandbox, Ok(_)) => {
+                self.containers.retain(|_, c| c.pod_uid != uid);
+                if let Some(w) = self.workers.get_mut(uid) {
+                    w.sandbox = None;
+                }
+            }
+            (Step::Create { container } | Step::Start { container }, Err(e)) => {
+                self.record(ctx, uid, Some(&container), "Warning", "Failed", &format!("Error: {e}"));
+                if let Some(w) = self.workers.get_mut(uid) {
+                    w.waiting.insert(container.clone(), ("CreateContainerError".into(), e));
+                }
+                self.wake(ctx, uid, ctx.now.plus_ms(WORKER_BACKOFF_MS));
+                return false;
+            }
+            _ => {}
+        }
+        true
+    }
+
+    fn cri_spec(&self, w: &Worker, container: &str, attempt: u32) -> ContainerSpec {
+        let spec = container_spec(&w.pod, container);
+        ContainerSpec {
+            name: container.to_string(),
+            image: spec.and_then(|s| s.image.clone()).unwrap_or_default(),
+            command: spec.and_then(|s| s.command.clone()).unwrap_or_default(),
+            args: spec.and_then(|s| s.args.clone()).unwrap_or_default(),
+            attempt,
+            annotations: w.pod.metadata.annotations.clone().unwrap_or_default(),
+        }
+    }
+
+    fn work(&mut self, ctx: &mut Ctx, uid: &str, call: CriCall, step: Step) {
+        if let Some(w) = self.workers.get_mut(uid) {
+            w.busy = true;
+        }
+        self.cri(ctx, call, CriOp::Work { uid: uid.to_string(), step });
+    }
+
+    /// Syncs the pod again at `at` (backoffs, probe delays).
+    fn wake(&mut self, ctx: &mut Ctx, uid: &str, at: SimTime) {
+        let Some(w) = self.workers.get_mut(uid) else { return };
+        if w.timer_at.is_some_and(|t| t <= at && t > ctx.now) {
+            return;
+        }
+        w.timer_at = Some(at);
+        self.next_timer += 1;
+        let token = TIMER_POD_BASE + self.next_timer;
+        self.timers.insert(token, uid.to_string());
+        ctx.timer(at.since(ctx.now).max(1), token);
+    }
+
+    fn sync_all(&mut self, ctx: &mut Ctx) {
+        let uids: Vec<String> = self.workers.keys().cloned().collect();
+        for uid in uids {
+            self.sync(ctx, &uid);
+        }
+    }
+
+    fn pod_containers(&self, uid: &str, name: &str) -> Vec<&Container> {
+        let mut v: Vec<&Container> = self.containers.values().filter(|c| c.pod_uid == uid && c.name == name).collect();
+        v.sort_by_key(|c| (c.attempt, c.created_at));
+        v
+    }
+
+    /// One step of a pod worker: what the kubelet's syncPod / syncTerminatingPod would do next.
+    fn sync(&mut self, ctx: &mut Ctx, uid: &str) {
+        if self.listed < 2 || !self.runtime_up || !self.conn.synced() {
+            return;
+        }
+        let Some(w) = self.workers.get(uid).cloned() else { return };
+        if w.busy {
+            return;
+        }
+        if w.orphan && !w.gone {
+            // A sandbox containerd knows for a pod the API no longer has.
+            if let Some(w) = self.workers.get_mut(uid) {
+                w.gone = true;
+            }
+        }
+        let w = self.workers.get(uid).cloned().unwrap_or(w);
+        if w.gone || w.pod.metadata.deletion_timestamp.is_some() {
+            self.sync_terminating(ctx, uid, &w);
+            return;
+        }
+        if self.finished(uid, &w) {
+            self.post_pod_status(ctx, uid);
+            return;
+        }
+        let Some(sandbox) = w.sandbox.clone() else {
+            let spec = w.pod.spec.clone().unwrap_or_default();
+            let call = CriCall::RunPodSandbox {
+                uid: uid.to_string(),
+                name: w.pod.metadata.name.clone().unwrap_or_default(),
+                namespace: w.pod.metadata.namespace.clone().unwrap_or_default(),
+                host_network: spec.host_network.unwrap_or(false),
+            };
+            if w.start_time.is_none() {
+                if let Some(w) = self.workers.get_mut(uid) {
+                    w.start_time = Some(ctx.now);
+                }
+            }
+            self.post_pod_status(ctx, uid);
+            self.work(ctx, uid, call, Step::Sandbox);
+            return;
+        };
+        let policy = restart_policy(&w.pod);
+        let names: Vec<String> =
+            w.pod.spec.as_ref().map(|s| s.containers.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
+        for name in names {
+            let current = self.pod_containers(uid, &name).last().map(|c| (*c).clone());
+            match current {
+                Some(c) if c.state == ContainerState::Running => continue,
+                Some(c) if c.state == ContainerState::Created => {
+                    self.work(ctx, uid, CriCall::StartContainer { id: c.id.clone() }, Step::Start { container: name });
+                    return;
+                }
+                Some(c) => {
+                    if !restarts(&policy, c.exit_code) {
+                        continue;
+                    }
+                    let finished = c.finished_at.unwrap_or(ctx.now);
+                    match w.crash_backoff.get(&name).copied() {
+                        Some(d) if ctx.now < finished.plus_ms(d) => {
+                            let msg = format!(
+                                "back-off {} restarting failed container={name} pod={}",
+                                go_duration(d),
+                                pod_ref(&w.pod)
+                            );
+                            let fresh = !w.reported.contains(&c.id);
+                            if let Some(w) = self.workers.get_mut(uid) {
+                                w.waiting.insert(name.clone(), ("CrashLoopBackOff".into(), msg));
+                                w.reported.insert(c.id.clone());
+                            }
+                            if fresh {
+                                let text =
+                                    format!("Back-off restarting failed container {name} in pod {}", pod_ref(&w.pod));
+                                self.record(ctx, uid, Some(&name), "Warning", "BackOff", &text);
+                            }
+                            self.wake(ctx, uid, finished.plus_ms(d));
+                            continue;
+                        }
+                        prev => {
+                            let next = prev.map_or(BACKOFF_INITIAL_MS, |d| (d * 2).min(BACKOFF_MAX_MS));
+                            if let Some(w) = self.workers.get_mut(uid) {
+                                w.crash_backoff.insert(name.clone(), next);
+                            }
+                            let attempt = c.attempt + 1;
+                            if self.ensure_image(ctx, uid, &name, attempt) {
+                                return;
+                            }
+                        }
+                    }
+                }
+                None => {
+                    if self.ensure_image(ctx, uid, &name, 0) {
+                        return;
+                    }
+                }
+            }
+        }
+        let _ = sandbox;
+        self.post_pod_status(ctx, uid);
+    }
+
+    /// Starts getting the image for a container (true), or leaves it waiting in ImagePullBackOff (false).
+    fn ensure_image(&mut self, ctx: &mut Ctx, uid: &str, name: &str, attempt: u32) -> bool {
+        let Some(w) = self.workers.get(uid).cloned() else { return false };
+        let image = container_spec(&w.pod, name).and_then(|s| s.image.clone()).unwrap_or_default();
+        if let Some((until, _, err)) = w.image_backoff.get(name).cloned() {
+            if ctx.now < until {
+                let key = format!("pull:{name}");
+                let fresh = !w.reported.contains(&key);
+                if let Some(w) = self.workers.get_mut(uid) {
+                    w.waiting.insert(
+                        name.to_string(),
+                        ("ImagePullBackOff".into(), format!("Back-off pulling image {image:?}: {err}")),
+                    );
+                    w.reported.insert(key);
+                }
+                if fresh {
+                    self.record(
+                        ctx,
+                        uid,
+                        Some(name),
+                        "Normal",
+                        "BackOff",
+                        &format!("Back-off pulling image {image:?}"),
+                    );
+                    self.record(ctx, uid, Some(name), "Warning", "Failed", "Error: ImagePullBackOff");
+                }
+                self.wake(ctx, uid, until);
+                return false;
+            }
+        }
+        if w.waiting.get(name).is_none_or(|(r, _)| r == "CrashLoopBackOff") {
+            if let Some(w) = self.workers.get_mut(uid) {
+                w.waiting.insert(name.to_string(), ("ContainerCreating".into(), String::new()));
+            }
+        }
+        self.post_pod_status(ctx, uid);
+        let container = name.to_string();
+        self.work(ctx, uid, CriCall::ImageStatus { image }, Step::ImageStatus { container, attempt });
+        true
+    }
+
+    fn sync_terminating(&mut self, ctx: &mut Ctx, uid: &str, w: &Worker) {
+        let running: Vec<Container> = self
+            .containers
+            .values()
+            .filter(|c| c.pod_uid == uid && c.state != ContainerState::Exited)
+            .cloned()
+            .collect();
+        if let Some(c) = running.first() {
+            let grace = w
+                .pod
+                .metadata
+                .deletion_grace_period_seconds
+                .or(w.pod.spec.as_ref().and_then(|s| s.termination_grace_period_seconds))
+                .unwrap_or(30);
+            if !w.gone {
+                let msg = format!("Stopping container {}", c.name);
+                self.record(ctx, uid, Some(&c.name.clone()), "Normal", "Killing", &msg);
+            }
+            self.work(ctx, uid, CriCall::StopContainer { id: c.id.clone(), timeout_s: grace }, Step::Stop);
+            return;
+        }
+        if !w.gone && !w.is_static {
+            // Report the containers' final state before the pod goes.
+            self.post_pod_status(ctx, uid);
+        }
+        if let Some(sandbox) = w.sandbox.clone() {
+            self.work(ctx, uid, CriCall::RemovePodSandbox { id: sandbox }, Step::RemoveSandbox);
+            return;
+        }
+        if w.gone {
+            self.workers.remove(uid);
+            let prefix = format!("{uid}|");
+            self.recorded.retain(|k, _| !k.starts_with(&prefix));
+            return;
+        }
+        if !w.delete_sent && !w.is_static {
+            let mut req = ApiRequest::new(Credentials::Anonymous, Verb::Delete, Kind::Pod.info())
+                .namespace(w.pod.metadata.namespace.as_deref())
+                .name(w.pod.metadata.name.as_deref().unwrap_or(""));
+            req.params.grace_period_seconds = Some(0);
+            if let Some(w) = self.workers.get_mut(uid) {
+                w.delete_sent = true;
+            }
+            self.call(ctx, req, ApiCall::Other);
+        }
+    }
+
+    /// Whether the pod reached a terminal phase (nothing will run again).
+    fn finished(&self, uid: &str, w: &Worker) -> bool {
+        let policy = restart_policy(&w.pod);
+        let names: Vec<String> =
+            w.pod.spec.as_ref().map(|s| s.containers.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
+        !names.is_empty()
+            && names.iter().all(|n| {
+                self.pod_containers(uid, n)
+                    .last()
+                    .is_some_and(|c| c.state == ContainerState::Exited && !restarts(&policy, c.exit_code))
+            })
+    }
+
+    // ---- pod status ----
+
+    fn post_pod_status(&mut self, ctx: &mut Ctx, uid: &str) {
+        let Some(w) = self.workers.get(uid).cloned() else { return };
+        if w.gone || w.orphan {
+            return;
+        }
+        if w.is_static && self.conn.informer(0).get(&w.key).is_none() {
+            return;
+        }
+        let status = self.pod_status(ctx, uid, &w);
+        if w.last_status.as_ref() == Some(&status) {
+            return;
+        }
+        let (ns, name) = w.key.split_once('/').unwrap_or(("default", &w.key));
+        let mut req = ApiRequest::new(Credentials::Anonymous, Verb::Patch, Kind::Pod.info())
+            .namespace(Some(ns))
+            .name(name)
+            .subresource("status");
+        req.patch = Some(PatchBody::Merge(json!({ "status": status.clone() })));
+        if let Some(w) = self.workers.get_mut(uid) {
+            w.last_status = Some(status);
+        }
+        self.call(ctx, req, ApiCall::PodStatus { uid: uid.to_string() });
+    }
+
+    fn pod_status(&mut self, ctx: &Ctx, uid: &str, w: &Worker) -> Value {
+        let policy = restart_policy(&w.pod);
+        let specs = w.pod.spec.as_ref().map(|s| s.containers.clone()).unwrap_or_default();
+        let mut statuses = Vec::new();
+        let (mut running, mut all_ready, mut exited, mut failed, mut pending) = (0, true, 0, 0, 0);
+        for spec in &specs {
+            let history: Vec<Container> = self.pod_containers(uid, &spec.name).into_iter().cloned().collect();
+            let current = history.last();
+            let waiting = w.waiting.get(&spec.name);
+            let terminated = |c: &Container| {
+                json!({"terminated": {
+                    "exitCode": c.exit_code,
+                    "reason": if c.exit_code == 0 { "Completed" } else { "Error" },
+                    "startedAt": c.started_at.map(SimTime::rfc3339),
+                    "finishedAt": c.finished_at.map(SimTime::rfc3339),
+                    "containerID": format!("containerd://{}", c.id),
+                }})
+            };
+            let mut last_state = json!({});
+            let mut ready = false;
+            let state = match current {
+                Some(c) if c.state == ContainerState::Running => {
+                    running += 1;
+                    let delay = spec.readiness_probe.as_ref().and_then(|p| p.initial_delay_seconds).unwrap_or(0);
+                    ready = c.started_at.is_some_and(|s| ctx.now.since(s) >= delay.max(0) as u64 * 1000);
+                    if let Some(prev) = history.iter().rev().nth(1) {
+                        last_state = terminated(prev);
+                    }
+                    json!({"running": {"startedAt": c.started_at.map(SimTime::rfc3339)}})
+                }
+                Some(c) if c.state == ContainerState::Exited && !restarts(&policy, c.exit_code) => {
+                    exited += 1;
+                    if c.exit_code != 0 {
+                        failed += 1;
+                    }
+                    if let Some(prev) = history.iter().rev().nth(1) {
+                        last_state = terminated(prev);
+                    }
+                    terminated(c)
+                }
+                Some(c) if c.state == ContainerState::Exited => {
+                    // Waiting to be restarted: the last run is the last state.
+                    last_state = terminated(c);
+                    running += 1;
+                    match waiting {
+                        Some((reason, message)) => waiting_state(reason, message),
+                        None => terminated(c),
+                    }
+                }
+                _ => {
+                    pending += 1;
+                    let (reason, message) =
+                        waiting.cloned().unwrap_or_else(|| ("ContainerCreating".into(), String::new()));
+                    waiting_state(&reason, &message)
+                }
+            };
+            all_ready &= ready;
+            let restart_count = current.map_or(0, |c| c.attempt);
+            let mut s = json!({
+                "name": spec.name,
+                "image": current.map(|c| c.image.clone()).unwrap_or_else(|| normalize(spec.image.as_deref().unwrap_or(""))),
+                "imageID": current.map(|c| c.image_ref.clone()).unwrap_or_default(),
+                "ready": ready,
+                "started": current.is_some_and(|c| c.state == ContainerState::Running),
+                "restartCount": restart_count,
+                "state": state,
+                "lastState": last_state,
+            });
+            if let Some(c) = current {
+                s["containerID"] = json!(format!("containerd://{}", c.id));
+            }
+            statuses.push(s);
+        }
+        let n = specs.len();
+        let phase = if n > 0 && exited == n {
+            if failed > 0 {
+                "Failed"
+            } else {
+                "Succeeded"
+            }
+        } else if running > 0 || (exited > 0 && pending == 0) {
+            "Running"
+        } else {
+            "Pending"
+        };
+        let terminal = matches!(phase, "Succeeded" | "Failed");
+        let unready: Vec<String> = specs
+            .iter()
+            .zip(&statuses)
+            .filter(|(_, s)| s["ready"] != json!(true))
+            .map(|(c, _)| c.name.clone())
+            .collect();
+        let not_ready_msg = format!("containers with unready status: [{}]", unready.join(" "));
+        let ready_now = all_ready && n > 0 && !terminal;
+        let mut conditions = Vec::new();
+        let mut cond = |w: &mut Worker, t: &str, ok: bool, reason: Option<&str>, message: Option<&str>| {
+            let since = match w.conditions.get(t) {
+                Some((s, at)) if *s == ok => at.clone(),
+                _ => {
+                    let at = ctx.now.rfc3339();
+                    w.conditions.insert(t.to_string(), (ok, at.clone()));
+                    at
+                }
+            };
+            let mut c = json!({"type": t, "status": if ok { "True" } else { "False" }, "lastProbeTime": null,
+                               "lastTransitionTime": since});
+            if let (false, Some(r)) = (ok, reason) {
+                c["reason"] = json!(r);
+            }
+            if let (false, Some(m)) = (ok, message) {
+                c["message"] = json!(m);
+            }
+            conditions.push(c);
+        };
+        let Some(worker) = self.workers.get_mut(uid) else { return json!({}) };
+        let reason = if terminal { "PodCompleted" } else { "ContainersNotReady" };
+        let message = (!terminal).then_some(not_ready_msg.as_str());
+        cond(worker, "PodReadyToStartContainers", w.sandbox.is_some() && !terminal, None, None);
+        cond(worker, "Initialized", true, None, None);
+        cond(worker, "Ready", ready_now, Some(reason), message);
+        cond(worker, "ContainersReady", ready_now, Some(reason), message);
+        cond(worker, "PodScheduled", true, None, None);
+        let host_ip = self.cfg.node_ip.clone();
+        let mut status = json!({
+            "phase": phase,
+            "conditions": conditions,
+            "hostIP": host_ip,
+            "hostIPs": [{"ip": host_ip}],
+            "startTime": w.start_time.map(SimTime::rfc3339),
+            "containerStatuses": statuses,
+        });
+        if let Some(ip) = w.ip.as_ref().filter(|_| w.sandbox.is_some()) {
+            status["podIP"] = json!(ip);
+            status["podIPs"] = json!([{ "ip": ip }]);
+        }
+        status
+    }
+
+    fn record(&mut self, ctx: &mut Ctx, uid: &str, container: Option<&str>, type_: &str, reason: &str, message: &str) {
+        let Some(w) = self.workers.get(uid) else { return };
+        let mut pod = w.pod.clone();
+        if w.is_static {
+            match self.conn.informer(0).get(&w.key).map(|o| o.as_ref().clone()) {
+                Some(Object::Pod(mirror)) => pod = mirror,
+                _ => return,
+            }
+        }
+        let about = Object::Pod(pod);
+        // The event recorder's correlator: the same event again bumps the count of the one recorded.
+        let key = format!("{uid}|{}|{type_}|{reason}|{message}", container.unwrap_or(""));
+        if let Some((name, count)) = self.recorded.get_mut(&key) {
+            *count += 1;
+            let mut req = ApiRequest::new(Credentials::Anonymous, Verb::Patch, Kind::Event.info())
+                .namespace(about.namespace())
+                .name(name);
+            let now = crate::apiserver::registry::k8s_time(ctx.now);
+            req.patch = Some(PatchBody::Merge(json!({"count": *count, "lastTimestamp": now})));
+            self.call(ctx, req, ApiCall::Other);
+            return;
+        }
+        let node = self.cfg.node.name.clone();
+        let by = Reporter { component: "kubelet", host: Some(&node) };
+        let mut event = crate::client::events::event(&about, by, type_, reason, message, ctx.now, ctx.rng);
+        if let (Object::Event(e), Some(c)) = (&mut event, container) {
+            e.involved_object.field_path = Some(format!("spec.containers{{{c}}}"));
+        }
+        self.recorded.insert(key, (event.name().to_string(), 1));
+        let req = ApiRequest::new(Credentials::Anonymous, Verb::Create, Kind::Event.info())
+            .namespace(event.namespace())
+            .body(event);
+        self.call(ctx, req, ApiCall::Other);
+    }
+}
+
+impl Worker {
+    fn new(key: String, pod: Pod) -> Worker {
+        Worker {
+            key,
+            pod,
+            is_static: false,
+            busy: false,
+            sandbox: None,
+            ip: None,
+            waiting: BTreeMap::new(),
+            image_backoff: BTreeMap::new(),
+            crash_backoff: BTreeMap::new(),
+            reported: BTreeSet::new(),
+            gone: false,
+            delete_sent: false,
+            conditions: BTreeMap::new(),
+            last_status: None,
+            start_time: None,
+            timer_at: None,
+            orphan: false,
+        }
+    }
+}
+
+fn waiting_state(reason: &str, message: &str) -> Value {
+    if message.is_empty() {
+        json!({"waiting": {"reason": reason}})
+    } else {
+        json!({"waiting": {"reason": reason, "message": message}})
+    }
+}
+
+fn container_spec<'a>(pod: &'a Pod, name: &str) -> Option<&'a crate::api::api::core::v1::Container> {
+    pod.spec.as_ref()?.containers.iter().find(|c| c.name == name)
+}
+
+fn restart_policy(pod: &Pod) -> String {
+    pod.spec.as_ref().and_then(|s| s.restart_policy.clone()).unwrap_or_else(|| "Always".into())
+}
+
+fn restarts(policy: &str, exit_code: i32) -> bool {
+    policy == "Always" || (policy == "OnFailure" && exit_code != 0)
+}
+
+/// The image pull policy, defaulted as the apiserver does (`Always` for `:latest` or no tag).
+fn pull_policy(c: &crate::api::api::core::v1::Container) -> String {
+    if let Some(p) = c.image_pull_policy.clone() {
+        return p;
+    }
+    let image = c.image.as_deref().unwrap_or("");
+    let last = image.rsplit('/').next().unwrap_or(image);
+    if image.contains('@') || (last.contains(':') && !last.ends_with(":latest")) {
+        "IfNotPresent".into()
+    } else {
+        "Always".into()
+    }
+}
+
+/// `name_namespace(uid)`, how the kubelet names a pod in messages.
+fn pod_ref(pod: &Pod) -> String {
+    format!(
+        "{}_{}({})",
+        pod.metadata.name.as_deref().unwrap_or(""),
+        pod.metadata.namespace.as_deref().unwrap_or(""),
+        pod.metadata.uid.as_deref().unwrap_or("")
+    )
+}
+
+/// The static pod's `kubernetes.io/config.hash`: 32 hex from the manifest.
+pub fn config_hash(pod: &Pod) -> String {
+    let text = serde_json::to_string(pod).unwrap_or_default();
+    format!("{:016x}{:016x}", fnv1a64(text.as_bytes()), fnv1a64(format!("{text}#").as_bytes()))
+}
+
+/// A MicroTime: `2025-09-01T00:00:10.000000Z`.
+pub fn micro_time(t: SimTime) -> String {
+    let s = t.rfc3339();
+    format!("{}.{:06}Z", s.trim_end_matches('Z'), (t.ms() % 1000) * 1000)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pull_policy_defaults_to_always_only_for_latest_or_untagged_images() {
+        let c = |image: &str| crate::api::api::core::v1::Container {
+            name: "c".into(),
+            image: Some(image.into()),
+            ..Default::default()
+        };
+        assert_eq!(pull_policy(&c("nginx")), "Always");
+        assert_eq!(pull_policy(&c("nginx:latest")), "Always");
+        assert_eq!(pull_policy(&c("nginx:1.27")), "IfNotPresent");
+        assert_eq!(pull_policy(&c("localhost:5000/app")), "Always");
+    }
+
+    #[test]
+    fn restart_policies_decide_which_exits_restart() {
+        assert!(restarts("Always", 0));
+        assert!(restarts("OnFailure", 1));
+        assert!(!restarts("OnFailure", 0));
+        assert!(!restarts("Never", 1));
+    }
+
+    #[test]
+    fn lease_renew_times_are_micro_times() {
+        assert_eq!(micro_time(SimTime::ZERO.plus_ms(10_250)), "2025-09-01T00:00:10.250000Z");
+    }
+}

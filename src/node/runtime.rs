@@ -1,0 +1,733 @@
+//! containerd, the node's container runtime, as its own process `<node>/containerd`. It watches nothing:
+//! it answers CRI calls from its kubelet ([`CriMessage::Request`]) and pushes a [`CriMessage::Exited`]
+//! event when a container ends. It keeps the image cache (size and pull time derived from the image
+//! name), pod sandboxes with their IP from the node's pod CIDR (the CNI plugin's host-local IPAM), and
+//! containers with ids, states, exit codes, times and log lines. Counterpart: containerd's CRI plugin
+//! (`internal/cri/server`), the CRI API `k8s.io/cri-api/pkg/apis/runtime/v1`.
+//!
+//! Simulated workloads (no real processes run): the container's command and args decide what it does.
+//! - `sleep N` ends with exit code 0 after N seconds; `sleep infinity` never ends.
+//! - `sh -c "…"` (also `bash`, `/bin/sh`): statements split on `;`, `&&` and newlines; `sleep N` adds N
+//!   seconds, `exit N` ends with code N, `echo …` writes a log line, `while true`/`tail -f` never end;
+//!   a script that runs out ends with code 0.
+//! - `true`/`false`/`echo …` end at once (0/1/0).
+//! - Without a command: `busybox`, `alpine`, `ubuntu`, `debian` run their shell and end at once with 0;
+//!   every other image (nginx, httpd, redis, pause, etcd, …) runs until stopped.
+//! - Annotations on the pod: `kubeglass.dev/exit-after-seconds: "N"` and `kubeglass.dev/exit-code: "C"`
+//!   override the above for every container of the pod.
+//!
+//! Stopping: images that handle SIGTERM stop at once (exit 0); shell-like workloads (PID 1 ignores
+//! SIGTERM) are killed when the timeout ends (exit 137).
+//! Pulls: a tag `doesnotexist`, an unknown registry host or an unknown Docker Hub library repository fail
+//! with containerd's error text.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::sim::rng::fnv1a64;
+use crate::sim::{ComponentId, Ctx, Payload, SimTime};
+
+/// A CRI call, its answer, or containerd's event stream.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CriMessage {
+    Request {
+        id: u64,
+        call: CriCall,
+    },
+    Reply {
+        id: u64,
+        result: Result<CriReply, String>,
+    },
+    /// The container ended (containerd's task exit event, which the kubelet's PLEG would notice).
+    Exited {
+        container: Container,
+    },
+    /// The socket was not there: the request with this id failed at once.
+    Refused {
+        id: u64,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum CriCall {
+    Version,
+    ImageStatus { image: String },
+    PullImage { image: String },
+    RunPodSandbox { uid: String, name: String, namespace: String, host_network: bool },
+    CreateContainer { sandbox_id: String, spec: ContainerSpec },
+    StartContainer { id: String },
+    StopContainer { id: String, timeout_s: i64 },
+    RemovePodSandbox { id: String },
+    ListPodSandbox,
+    ListContainers,
+}
+
+impl CriCall {
+    pub fn name(&self) -> &'static str {
+        match self {
+            CriCall::Version => "Version",
+            CriCall::ImageStatus { .. } => "ImageStatus",
+            CriCall::PullImage { .. } => "PullImage",
+            CriCall::RunPodSandbox { .. } => "RunPodSandbox",
+            CriCall::CreateContainer { .. } => "CreateContainer",
+            CriCall::StartContainer { .. } => "StartContainer",
+            CriCall::StopContainer { .. } => "StopContainer",
+            CriCall::RemovePodSandbox { .. } => "RemovePodSandbox",
+            CriCall::ListPodSandbox => "ListPodSandbox",
+            CriCall::ListContainers => "ListContainers",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum CriReply {
+    Version(String),
+    Image(Option<Image>),
+    Pulled {
+        image: Image,
+        pull_ms: u64,
+    },
+    Sandbox(Sandbox),
+    /// The container after CreateContainer, StartContainer or StopContainer.
+    Container(Container),
+    Done,
+    Sandboxes(Vec<Sandbox>),
+    Containers(Vec<Container>),
+}
+
+/// What the kubelet asks to run.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ContainerSpec {
+    pub name: String,
+    pub image: String,
+    pub command: Vec<String>,
+    pub args: Vec<String>,
+    pub attempt: u32,
+    pub annotations: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Image {
+    /// `docker.io/library/nginx:1.27`.
+    pub name: String,
+    /// `docker.io/library/nginx@sha256:<64 hex>`.
+    pub digest_ref: String,
+    pub size: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sandbox {
+    pub id: String,
+    pub uid: String,
+    pub name: String,
+    pub namespace: String,
+    pub ip: String,
+    pub ready: bool,
+    pub created_at: SimTime,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContainerState {
+    Created,
+    Running,
+    Exited,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Container {
+    pub id: String,
+    pub sandbox_id: String,
+    pub pod_uid: String,
+    pub name: String,
+    pub image: String,
+    pub image_ref: String,
+    pub attempt: u32,
+    pub state: ContainerState,
+    pub exit_code: i32,
+    pub created_at: SimTime,
+    pub started_at: Option<SimTime>,
+    pub finished_at: Option<SimTime>,
+    pub logs: Vec<String>,
+    workload: Workload,
+}
+
+/// What a simulated process does once started.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Workload {
+    /// Ends after this many ms with this code; None runs until stopped.
+    pub ends: Option<(u64, i32)>,
+    /// Whether SIGTERM stops it at once (false: killed after the timeout).
+    pub handles_sigterm: bool,
+    pub logs: Vec<String>,
+}
+
+/// The pause image every sandbox runs.
+pub const PAUSE_IMAGE: &str = "registry.k8s.io/pause:3.10";
+
+/// Timer tokens: a pull finishing (`PULL_BASE + n`), a container exiting (`EXIT_BASE + n`).
+const PULL_BASE: u64 = 1 << 40;
+const EXIT_BASE: u64 = 2 << 40;
+
+/// The node's containerd.
+#[derive(Debug)]
+pub struct Containerd {
+    /// The kubelet that receives exit events.
+    kubelet: ComponentId,
+    node_ip: String,
+    /// The pod CIDR's first three octets (`10.244.1`).
+    cidr_prefix: String,
+    images: BTreeMap<String, Image>,
+    sandboxes: BTreeMap<String, Sandbox>,
+    containers: BTreeMap<String, Container>,
+    used_ips: BTreeSet<u8>,
+    /// Pulls under way: timer token → (requester, request id, image).
+    pulls: BTreeMap<u64, (ComponentId, u64, Image, u64)>,
+    /// Exit timers: token → container id.
+    exits: BTreeMap<u64, String>,
+    /// StopContainer calls waiting for their container to end: exit timer token → (requester, request id).
+    stops: BTreeMap<u64, (ComponentId, u64)>,
+    /// Answers sent after a delay (failed pulls): token → (requester, request id, answer).
+    delayed: BTreeMap<u64, Delayed>,
+    next_timer: u64,
+}
+
+type Delayed = (ComponentId, u64, Result<CriReply, String>);
+
+impl Containerd {
+    /// containerd on a node with `node_ip`, CNI handing out addresses from `10.244.<index>.0/24`, and the
+    /// images kubeadm pre-pulled (`kubeadm config images pull`).
+    pub fn new(kubelet: ComponentId, node_ip: &str, pod_cidr_prefix: &str, preloaded: &[&str]) -> Containerd {
+        let mut c = Containerd {
+            kubelet,
+            node_ip: node_ip.to_string(),
+            cidr_prefix: pod_cidr_prefix.to_string(),
+            images: BTreeMap::new(),
+            sandboxes: BTreeMap::new(),
+            containers: BTreeMap::new(),
+            used_ips: BTreeSet::new(),
+            pulls: BTreeMap::new(),
+            exits: BTreeMap::new(),
+            stops: BTreeMap::new(),
+            delayed: BTreeMap::new(),
+            next_timer: 0,
+        };
+        for image in std::iter::once(&PAUSE_IMAGE).chain(preloaded) {
+            let img = image_info(image);
+            c.images.insert(img.name.clone(), img);
+        }
+        c
+    }
+
+    /// containerd restarted: its state is on disk (images, sandboxes, containers survive; running
+    /// containers keep running under their shims).
+    pub fn on_start(&mut self, _ctx: &mut Ctx) {
+        // Pulls in flight were lost with the old process; exit timers were lost too — re-arm them.
+        self.pulls.clear();
+        self.stops.clear();
+        self.delayed.clear();
+        let running: Vec<String> = self
+            .containers
+            .values()
+            .filter(|c| c.state == ContainerState::Running && c.workload.ends.is_some())
+            .map(|c| c.id.clone())
+            .collect();
+        self.exits.clear();
+        for id in running {
+            self.arm_exit(_ctx, &id);
+        }
+    }
+
+    pub fn containers(&self) -> impl Iterator<Item = &Container> {
+        self.containers.values()
+    }
+
+    pub fn sandboxes(&self) -> impl Iterator<Item = &Sandbox> {
+        self.sandboxes.values()
+    }
+
+    pub fn images(&self) -> impl Iterator<Item = &Image> {
+        self.images.values()
+    }
+
+    pub fn on_message(&mut self, ctx: &mut Ctx, from: ComponentId, payload: Payload) {
+        let Payload::Cri(m) = payload else { return };
+        let CriMessage::Request { id, call } = *m else { return };
+        if let Some(result) = self.handle(ctx, from, id, call) {
+            ctx.send(from, Payload::Cri(Box::new(CriMessage::Reply { id, result })));
+        }
+    }
+
+    fn handle(&mut self, ctx: &mut Ctx, from: ComponentId, id: u64, call: CriCall) -> Option<Result<CriReply, String>> {
+        Some(match call {
+            CriCall::Version => Ok(CriReply::Version("containerd://1.7.27".into())),
+            CriCall::ImageStatus { image } => Ok(CriReply::Image(self.images.get(&normalize(&image)).cloned())),
+            CriCall::PullImage { image } => match pull_error(&image) {
+                Some(e) => {
+                    // Resolving the reference fails after a short round trip to the registry.
+                    return self.later(ctx, from, id, Err(e), 400);
+                }
+                None => {
+                    let img = image_info(&image);
+                    let ms = pull_ms(&img.name);
+                    self.next_timer += 1;
+                    let token = PULL_BASE + self.next_timer;
+                    self.pulls.insert(token, (from, id, img, ms));
+                    ctx.timer_in_chain(ms, token);
+                    return None;
+                }
+            },
+            CriCall::RunPodSandbox { uid, name, namespace, host_network } => {
+                let ip = if host_network {
+                    self.node_ip.clone()
+                } else {
+                    match (2u8..=254).find(|n| !self.used_ips.contains(n)) {
+                        Some(n) => {
+                            self.used_ips.insert(n);
+                            format!("{}.{n}", self.cidr_prefix)
+                        }
+                        None => {
+                            return Some(Err(
+                                "failed to allocate for range 0: no IP addresses available in range set".into()
+                            ))
+                        }
+                    }
+                };
+                let sid = hex64(ctx);
+                let sandbox = Sandbox { id: sid.clone(), uid, name, namespace, ip, ready: true, created_at: ctx.now };
+                self.sandboxes.insert(sid, sandbox.clone());
+                Ok(CriReply::Sandbox(sandbox))
+            }
+            CriCall::CreateContainer { sandbox_id, spec } => {
+                let Some(sandbox) = self.sandboxes.get(&sandbox_id) else {
+                    return Some(Err(format!("failed to get sandbox {sandbox_id:?}: not found")));
+                };
+                let image = normalize(&spec.image);
+                let Some(img) = self.images.get(&image) else {
+                    return Some(Err(format!("failed to get image {image:?}: not found")));
+                };
+                let cid = hex64(ctx);
+                let workload = workload(&spec);
+                let c = Container {
+                    id: cid.clone(),
+                    sandbox_id,
+                    pod_uid: sandbox.uid.clone(),
+                    name: spec.name,
+                    image: img.name.clone(),
+                    image_ref: img.digest_ref.clone(),
+                    attempt: spec.attempt,
+                    state: ContainerState::Created,
+                    exit_code: 0,
+                    created_at: ctx.now,
+                    started_at: None,
+                    finished_at: None,
+                    logs: Vec::new(),
+                    workload,
+                };
+                self.containers.insert(cid.clone(), c.clone());
+                Ok(CriReply::Container(c))
+            }
+            CriCall::StartContainer { id: cid } => {
+                let Some(c) = self.containers.get_mut(&cid) else {
+                    return Some(Err(format!("container {cid:?} not found")));
+                };
+                if c.state != ContainerState::Created {
+                    return Some(Err(format!("container {cid:?} is not in created state")));
+                }
+                c.state = ContainerState::Running;
+                c.started_at = Some(ctx.now);
+                c.logs = c.workload.logs.clone();
+                let c = c.clone();
+                self.arm_exit(ctx, &cid);
+                Ok(CriReply::Container(c))
+            }
+            CriCall::StopContainer { id: cid, timeout_s } => {
+                let Some(c) = self.containers.get(&cid) else { return Some(Ok(CriReply::Done)) };
+                if c.state != ContainerState::Running {
+                    return Some(Ok(CriReply::Done));
+                }
+                let (after, code) = if c.workload.handles_sigterm {
+                    (100, 0)
+                } else {
+                    ((timeout_s.max(0) as u64).saturating_mul(1000), 137)
+                };
+                if after == 0 {
+                    self.finish(ctx, &cid, code, false);
+                    return Some(Ok(self.containers.get(&cid).cloned().map_or(CriReply::Done, CriReply::Container)));
+                }
+                // StopContainer returns once the process is gone.
+                self.next_timer += 1;
+                let token = EXIT_BASE + self.next_timer;
+                self.exits.insert(token, cid.clone());
+                if let Some(c) = self.containers.get_mut(&cid) {
+                    c.workload.ends = Some((ctx.now.ms() + after, code));
+                }
+                self.stops.insert(token, (from, id));
+                ctx.timer_in_chain(after, token);
+                return None;
+            }
+            CriCall::RemovePodSandbox { id: sid } => {
+                if let Some(s) = self.sandboxes.remove(&sid) {
+                    if let Some(n) = s.ip.strip_prefix(&format!("{}.", self.cidr_prefix)) {
+                        if let Ok(n) = n.parse::<u8>() {
+                            self.used_ips.remove(&n);
+                        }
+                    }
+                }
+                self.containers.retain(|_, c| c.sandbox_id != sid);
+                Ok(CriReply::Done)
+            }
+            CriCall::ListPodSandbox => Ok(CriReply::Sandboxes(self.sandboxes.values().cloned().collect())),
+            CriCall::ListContainers => Ok(CriReply::Containers(self.containers.values().cloned().collect())),
+        })
+    }
+
+    fn later(
+        &mut self,
+        ctx: &mut Ctx,
+        from: ComponentId,
+        id: u64,
+        result: Result<CriReply, String>,
+        ms: u64,
+    ) -> Option<Result<CriReply, String>> {
+        self.next_timer += 1;
+        let token = PULL_BASE + self.next_timer;
+        self.delayed.insert(token, (from, id, result));
+        ctx.timer_in_chain(ms, token);
+        None
+    }
+
+    fn arm_exit(&mut self, ctx: &mut Ctx, cid: &str) {
+        let Some(c) = self.containers.get(cid) else { return };
+        let Some((ms, _)) = c.workload.ends else { return };
+        let started = c.started_at.unwrap_or(ctx.now).ms();
+        let at = started.saturating_add(ms).max(ctx.now.ms());
+        self.next_timer += 1;
+        let token = EXIT_BASE + self.next_timer;
+        self.exits.insert(token, cid.to_string());
+        ctx.timer(at - ctx.now.ms(), token);
+    }
+
+    fn finish(&mut self, ctx: &mut Ctx, cid: &str, code: i32, notify: bool) {
+        let Some(c) = self.containers.get_mut(cid) else { return };
+        if c.state != ContainerState::Running {
+            return;
+        }
+        c.state = ContainerState::Exited;
+        c.exit_code = code;
+        c.finished_at = Some(ctx.now);
+        if notify {
+            let container = c.clone();
+            ctx.send(self.kubelet, Payload::Cri(Box::new(CriMessage::Exited { container })));
+        }
+    }
+
+    pub fn on_timer(&mut self, ctx: &mut Ctx, token: u64) {
+        if let Some((from, id, img, ms)) = self.pulls.remove(&token) {
+            self.images.insert(img.name.clone(), img.clone());
+            ctx.send(
+                from,
+                Payload::Cri(Box::new(CriMessage::Reply {
+                    id,
+                    result: Ok(CriReply::Pulled { image: img, pull_ms: ms }),
+                })),
+            );
+            return;
+        }
+        if let Some((from, id, result)) = self.delayed.remove(&token) {
+            ctx.send(from, Payload::Cri(Box::new(CriMessage::Reply { id, result })));
+            return;
+        }
+        if let Some(cid) = self.exits.remove(&token) {
+            let Some(c) = self.containers.get(&cid) else { return };
+            let code = c.workload.ends.map(|(_, code)| code).unwrap_or(0);
+            let stopping = self.stops.remove(&token);
+            self.finish(ctx, &cid, code, stopping.is_none());
+            if let Some((from, id)) = stopping {
+                let reply = self.containers.get(&cid).cloned().map_or(CriReply::Done, CriReply::Container);
+                ctx.send(from, Payload::Cri(Box::new(CriMessage::Reply { id, result: Ok(reply) })));
+            }
+        }
+    }
+}
+
+/// A 64-hex id (containerd's container and sandbox ids; crictl shows the first 13).
+fn hex64(ctx: &mut Ctx) -> String {
+    (0..4).map(|_| format!("{:016x}", ctx.rng.next_u64())).collect()
+}
+
+fn hex_of(seed: &str) -> String {
+    (0..4u8).map(|i| format!("{:016x}", fnv1a64(format!("{seed}#{i}").as_bytes()))).collect()
+}
+
+/// The fully qualified reference containerd stores: `nginx` → `docker.io/library/nginx:latest`.
+pub fn normalize(image: &str) -> String {
+    let (name, digest) = match image.split_once('@') {
+        Some((n, d)) => (n, Some(d)),
+        None => (image, None),
+    };
+    let last = name.rsplit('/').next().unwrap_or(name);
+    let tagged = if last.contains(':') || digest.is_some() { name.to_string() } else { format!("{name}:latest") };
+    let first = tagged.split('/').next().unwrap_or("");
+    let has_host = tagged.contains('/') && (first.contains('.') || first.contains(':') || first == "localhost");
+    let full = if has_host {
+        tagged
+    } else if tagged.contains('/') {
+        format!("docker.io/{tagged}")
+    } else {
+        format!("docker.io/library/{tagged}")
+    };
+    match digest {
+        Some(d) => format!("{full}@{d}"),
+        None => full,
+    }
+}
+
+fn repository(full: &str) -> &str {
+    let no_digest = full.split('@').next().unwrap_or(full);
+    match no_digest.rfind(':') {
+        Some(i) if !no_digest[i..].contains('/') => &no_digest[..i],
+        _ => no_digest,
+    }
+}
+
+/// Size and digest derived from the name: the same image is the same everywhere.
+pub fn image_info(image: &str) -> Image {
+    let name = normalize(image);
+    let h = fnv1a64(name.as_bytes());
+    let size = 5_000_000 + h % 195_000_000;
+    Image { digest_ref: format!("{}@sha256:{}", repository(&name), hex_of(&name)), name, size }
+}
+
+/// How long pulling takes: 1–3 s, fixed per image name.
+pub fn pull_ms(name: &str) -> u64 {
+    1_000 + fnv1a64(format!("pull:{name}").as_bytes()) % 2_001
+}
+
+const REGISTRIES: &[&str] = &[
+    "docker.io",
+    "registry.k8s.io",
+    "quay.io",
+    "ghcr.io",
+    "gcr.io",
+    "mcr.microsoft.com",
+    "public.ecr.aws",
+    "k8s.gcr.io",
+];
+
+const LIBRARY: &[&str] = &[
+    "nginx",
+    "httpd",
+    "redis",
+    "busybox",
+    "alpine",
+    "ubuntu",
+    "debian",
+    "centos",
+    "postgres",
+    "mysql",
+    "mariadb",
+    "memcached",
+    "mongo",
+    "rabbitmq",
+    "python",
+    "node",
+    "golang",
+    "traefik",
+    "haproxy",
+    "caddy",
+    "wordpress",
+    "tomcat",
+    "openjdk",
+    "eclipse-temurin",
+    "php",
+    "ruby",
+    "perl",
+    "elasticsearch",
+    "kibana",
+    "consul",
+    "vault",
+    "registry",
+    "hello-world",
+    "curlimages",
+    "nats",
+    "influxdb",
+    "grafana",
+    "fedora",
+    "amazonlinux",
+    "bash",
+];
+
+/// containerd's error for an image that cannot be pulled, or None.
+pub fn pull_error(image: &str) -> Option<String> {
+    let full = normalize(image);
+    let host = full.split('/').next().unwrap_or("");
+    let repo = repository(&full);
+    let tag = full.strip_prefix(repo).unwrap_or("").trim_start_matches(':');
+    if !REGISTRIES.contains(&host) {
+        let path = repo.strip_prefix(host).unwrap_or(repo).trim_start_matches('/');
+        return Some(format!(
+            "rpc error: code = Unknown desc = failed to pull and unpack image {full:?}: failed to resolve reference \
+             {full:?}: failed to do request: Head \"https://{host}/v2/{path}/manifests/{tag}\": dial tcp: lookup {host} \
+             on 127.0.0.53:53: no such host"
+        ));
+    }
+    if let Some(name) = repo.strip_prefix("docker.io/library/") {
+        if !LIBRARY.contains(&name) {
+            return Some(format!(
+                "rpc error: code = Unknown desc = failed to pull and unpack image {full:?}: failed to resolve reference \
+                 {full:?}: pull access denied, repository does not exist or may require authorization: server message: \
+                 insufficient_scope: authorization failed"
+            ));
+        }
+    }
+    if tag == "doesnotexist" || tag.contains("doesnotexist") {
+        return Some(format!(
+            "rpc error: code = NotFound desc = failed to pull and unpack image {full:?}: failed to resolve reference \
+             {full:?}: {full}: not found"
+        ));
+    }
+    None
+}
+
+/// What a container does, from its command, args, image and the pod's kubeglass annotations.
+pub fn workload(spec: &ContainerSpec) -> Workload {
+    let annotation =
+        |k: &str| spec.annotations.get(&format!("kubeglass.dev/{k}")).and_then(|v| v.trim().parse::<i64>().ok());
+    let argv: Vec<String> = spec.command.iter().chain(&spec.args).cloned().collect();
+    let mut w = if argv.is_empty() {
+        let repo = repository(&normalize(&spec.image)).to_string();
+        let base = repo.rsplit('/').next().unwrap_or("");
+        if ["busybox", "alpine", "ubuntu", "debian", "centos", "fedora", "bash"].contains(&base) {
+            Workload { ends: Some((0, 0)), handles_sigterm: false, logs: Vec::new() }
+        } else {
+            Workload { ends: None, handles_sigterm: true, logs: Vec::new() }
+        }
+    } else {
+        run_argv(&argv)
+    };
+    if let Some(secs) = annotation("exit-after-seconds") {
+        let code = annotation("exit-code").unwrap_or(1) as i32;
+        w.ends = Some(((secs.max(0) as u64).saturating_mul(1000), code));
+    }
+    w
+}
+
+fn run_argv(argv: &[String]) -> Workload {
+    let prog = argv[0].rsplit('/').next().unwrap_or("");
+    if ["sh", "bash", "ash", "dash"].contains(&prog) {
+        if let Some(i) = argv.iter().position(|a| a == "-c") {
+            let script = argv.get(i + 1).cloned().unwrap_or_default();
+            return run_script(&script);
+        }
+        return Workload { ends: Some((0, 0)), handles_sigterm: false, logs: Vec::new() };
+    }
+    if !["sleep", "true", "false", "echo", "exit", "date", "env", "printenv", "cat", "ls"].contains(&prog) {
+        // A server binary (etcd, kube-apiserver, nginx, python app.py, …): runs until stopped.
+        return Workload { ends: None, handles_sigterm: true, logs: Vec::new() };
+    }
+    run_script(&argv.iter().map(|a| shell_quote(a)).collect::<Vec<_>>().join(" "))
+}
+
+fn shell_quote(a: &str) -> String {
+    if a.contains(' ') {
+        format!("'{a}'")
+    } else {
+        a.to_string()
+    }
+}
+
+/// Walks a shell script's statements.
+fn run_script(script: &str) -> Workload {
+    let mut ms: u64 = 0;
+    let mut logs = Vec::new();
+    let statements = script.split(['\n', ';']).flat_map(|s| s.split("&&")).flat_map(|s| s.split("||"));
+    for stmt in statements {
+        let words: Vec<&str> = stmt.split_whitespace().collect();
+        let Some(first) = words.first().map(|w| w.rsplit('/').next().unwrap_or(w)) else { continue };
+        match first {
+            "sleep" => match words.get(1).map(|w| w.trim_end_matches('s')) {
+                Some("infinity") => return forever(logs),
+                Some(n) => ms = ms.saturating_add(n.parse::<f64>().map(|f| (f.max(0.0) * 1000.0) as u64).unwrap_or(0)),
+                None => {}
+            },
+            "exit" => {
+                let code = words.get(1).and_then(|c| c.parse::<i32>().ok()).unwrap_or(0);
+                return Workload { ends: Some((ms, code)), handles_sigterm: false, logs };
+            }
+            "false" => return Workload { ends: Some((ms, 1)), handles_sigterm: false, logs },
+            "echo" => logs.push(words[1..].join(" ").trim_matches(['"', '\'']).to_string()),
+            "while" | "tail" | "nginx" | "httpd" | "redis-server" => return forever(logs),
+            "true" | "date" | "env" | "printenv" | "cat" | "ls" | "done" | "do" => {}
+            _ => {}
+        }
+    }
+    Workload { ends: Some((ms, 0)), handles_sigterm: false, logs }
+}
+
+fn forever(logs: Vec<String>) -> Workload {
+    Workload { ends: None, handles_sigterm: false, logs }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(image: &str, command: &[&str], args: &[&str]) -> ContainerSpec {
+        ContainerSpec {
+            name: "c".into(),
+            image: image.into(),
+            command: command.iter().map(|s| s.to_string()).collect(),
+            args: args.iter().map(|s| s.to_string()).collect(),
+            ..ContainerSpec::default()
+        }
+    }
+
+    #[test]
+    fn short_image_names_are_normalized_the_way_containerd_stores_them() {
+        assert_eq!(normalize("nginx"), "docker.io/library/nginx:latest");
+        assert_eq!(normalize("nginx:1.27"), "docker.io/library/nginx:1.27");
+        assert_eq!(normalize("bitnami/redis:7"), "docker.io/bitnami/redis:7");
+        assert_eq!(normalize("registry.k8s.io/pause:3.10"), "registry.k8s.io/pause:3.10");
+        assert_eq!(normalize("localhost:5000/app"), "localhost:5000/app:latest");
+    }
+
+    #[test]
+    fn pull_time_and_size_are_the_same_for_the_same_image() {
+        assert_eq!(pull_ms("docker.io/library/nginx:1.27"), pull_ms("docker.io/library/nginx:1.27"));
+        assert!((1_000..=3_000).contains(&pull_ms("docker.io/library/nginx:1.27")));
+        assert_eq!(image_info("nginx:1.27"), image_info("docker.io/library/nginx:1.27"));
+    }
+
+    #[test]
+    fn a_missing_tag_fails_with_containerds_not_found_text() {
+        let e = pull_error("nginx:doesnotexist").unwrap_or_default();
+        assert!(e.starts_with("rpc error: code = NotFound desc = failed to pull and unpack image"), "{e}");
+        assert!(e.ends_with("docker.io/library/nginx:doesnotexist: not found"), "{e}");
+        assert!(pull_error("nginx:1.27").is_none());
+        assert!(pull_error("example.invalid/app:1").unwrap_or_default().contains("no such host"));
+    }
+
+    #[test]
+    fn absurd_durations_and_empty_commands_do_not_panic() {
+        let w = workload(&spec("busybox", &["sleep", "99999999999999999999"], &["&&", "sleep", "1e300"]));
+        assert!(w.ends.is_some());
+        assert_eq!(workload(&spec("busybox", &["sh", "-c", ""], &[])).ends, Some((0, 0)));
+        assert_eq!(workload(&spec("busybox", &["echo"], &[])).ends, Some((0, 0)));
+        assert!(pull_error("").is_some(), "an empty image name cannot be resolved");
+        assert_eq!(normalize(""), "docker.io/library/:latest");
+    }
+
+    #[test]
+    fn commands_decide_how_a_container_ends() {
+        assert_eq!(workload(&spec("busybox", &["sleep", "5"], &[])).ends, Some((5_000, 0)));
+        assert_eq!(workload(&spec("busybox", &["sh", "-c", "echo hi; exit 1"], &[])).ends, Some((0, 1)));
+        assert_eq!(workload(&spec("busybox", &["sh", "-c"], &["sleep 2 && exit 3"])).ends, Some((2_000, 3)));
+        assert_eq!(workload(&spec("busybox", &["sleep", "infinity"], &[])).ends, None);
+        assert_eq!(workload(&spec("nginx:1.27", &[], &[])).ends, None);
+        assert_eq!(workload(&spec("busybox", &[], &[])).ends, Some((0, 0)));
+        assert_eq!(workload(&spec("registry.k8s.io/etcd:3.6.4-0", &["etcd", "--data-dir=/x"], &[])).ends, None);
+        assert_eq!(workload(&spec("busybox", &["sh", "-c", "echo hi; sleep 1"], &[])).logs, vec!["hi".to_string()]);
+        let mut crashing = spec("nginx:1.27", &[], &[]);
+        crashing.annotations.insert("kubeglass.dev/exit-after-seconds".into(), "30".into());
+        assert_eq!(workload(&crashing).ends, Some((30_000, 1)));
+    }
+}
