@@ -22,8 +22,6 @@ use super::endpointslice::{
 };
 use super::{Controller, Cx};
 
-const RETRY_MS: u64 = 1_000;
-
 #[derive(Debug, Default)]
 pub struct EndpointsController {
     writes: Writes,
@@ -168,16 +166,7 @@ impl Controller for EndpointsController {
     }
 
     fn on_answer(&mut self, tag: u64, result: &Result<ApiResponse, ClientError>, cx: &mut Cx) {
-        let cached = match result {
-            Ok(ApiResponse::Object(o)) => cx.get(o.kind(), &o.ns_name()).is_some(),
-            _ => false,
-        };
-        let (service, retry) = self.writes.answered(tag, result, cached);
-        let Some(service) = service else { return };
-        if retry {
-            let token = self.writes.retry_token(&service);
-            cx.timer(RETRY_MS, token);
-        } else if self.writes.dirty.contains(&service) {
+        if let Some(service) = self.writes.settle(tag, result, cx) {
             self.reconcile(&service, cx);
         }
     }

@@ -32,7 +32,8 @@ pub const MANAGED_BY: &str = "endpointslice-controller.k8s.io";
 pub const LABEL_HEADLESS: &str = "service.kubernetes.io/headless";
 const LABEL_ZONE: &str = "topology.kubernetes.io/zone";
 /// Retry a failed write after this long.
-const RETRY_MS: u64 = 1_000;
+/// How long a failed write waits before its service is reconciled again.
+pub const RETRY_MS: u64 = 1_000;
 
 /// A resolved port: name, number, protocol, appProtocol.
 pub type PortKey = (String, i32, String, Option<String>);
@@ -225,6 +226,23 @@ impl Writes {
 
     pub fn retry(&mut self, token: u64) -> Option<String> {
         self.retries.remove(&token)
+    }
+
+    /// Handles the answer to one of the loop's writes: a failed write retries its service after
+    /// [`RETRY_MS`]; otherwise returns the service to reconcile now, if its writes have settled.
+    pub fn settle(&mut self, tag: u64, result: &Result<ApiResponse, ClientError>, cx: &mut Cx) -> Option<String> {
+        let cached = match result {
+            Ok(ApiResponse::Object(o)) => cx.get(o.kind(), &o.ns_name()).is_some(),
+            _ => false,
+        };
+        let (service, retry) = self.answered(tag, result, cached);
+        let service = service?;
+        if retry {
+            let token = self.retry_token(&service);
+            cx.timer(RETRY_MS, token);
+            return None;
+        }
+        self.dirty.contains(&service).then_some(service)
     }
 }
 
@@ -438,16 +456,7 @@ impl Controller for EndpointSliceController {
     }
 
     fn on_answer(&mut self, tag: u64, result: &Result<ApiResponse, ClientError>, cx: &mut Cx) {
-        let cached = match result {
-            Ok(ApiResponse::Object(o)) => cx.get(o.kind(), &o.ns_name()).is_some(),
-            _ => false,
-        };
-        let (service, retry) = self.writes.answered(tag, result, cached);
-        let Some(service) = service else { return };
-        if retry {
-            let token = self.writes.retry_token(&service);
-            cx.timer(RETRY_MS, token);
-        } else if self.writes.dirty.contains(&service) {
+        if let Some(service) = self.writes.settle(tag, result, cx) {
             self.reconcile(&service, cx);
         }
     }

@@ -65,34 +65,9 @@ pub fn join_host_port(host: &str, port: &str) -> String {
     }
 }
 
-/// `strconv.Quote` (also what `%q` and `%#v` print for a string).
+/// `strconv.Quote` (also what `%q` and `%#v` print for a string): the engine's one implementation.
 pub fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c if is_go_unprintable(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-fn is_go_unprintable(c: char) -> bool {
-    matches!(c as u32, 0x80..=0xa0 | 0xad | 0x2028 | 0x2029 | 0xfeff | 0xfff9..=0xfffb)
+    crate::apiserver::validation::field::quote(s)
 }
 
 /// `strconv.FormatFloat(f, 'g', -1, 64)`, which is also what `%v` prints for a float64.
