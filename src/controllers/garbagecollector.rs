@@ -53,6 +53,9 @@ fn has_finalizer(o: &Object, f: &str) -> bool {
     o.meta().finalizers.iter().flatten().any(|x| x == f)
 }
 
+/// How long changes gather before the graph is scanned again.
+pub const SCAN_COALESCE_MS: u64 = 200;
+
 impl GarbageCollector {
     fn schedule(&mut self, after_ms: u64, cx: &mut Cx) {
         if !self.scan_scheduled || after_ms > 0 {
@@ -208,7 +211,12 @@ impl Controller for GarbageCollector {
     }
 
     fn on_change(&mut self, _kind: Kind, _change: &Change, cx: &mut Cx) {
-        self.schedule(0, cx);
+        // Changes are coalesced: one scan of the graph per SCAN_COALESCE_MS however many objects changed
+        // (a scan is linear in the objects; scanning per change would be quadratic under load).
+        if !self.scan_scheduled {
+            self.scan_scheduled = true;
+            cx.timer(SCAN_COALESCE_MS, SCAN);
+        }
     }
 
     fn on_timer(&mut self, token: u64, cx: &mut Cx) {
