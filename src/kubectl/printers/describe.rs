@@ -16,7 +16,7 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity as ApiQuantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use super::duration::{age, age_micro, micro_time_ms, rfc1123z, time_ms};
+use super::duration::{age, micro_time_ms, rfc1123z, time_ms};
 use super::get::node_roles;
 use super::quantity::Quantity;
 use super::table::{escape_terminal, TabWriter};
@@ -224,22 +224,7 @@ fn events_block(w: &mut Writer, events: &[Arc<Object>], now: SimTime) {
     w.write(0, "Events:\n  Type\tReason\tAge\tFrom\tMessage\n");
     w.write(1, "----\t------\t----\t----\t-------\n");
     for e in list {
-        let first = if e.event_time.is_some() {
-            age_micro(e.event_time.as_ref(), now)
-        } else {
-            age(e.first_timestamp.as_ref(), now)
-        };
-        let interval = if let Some(series) = &e.series {
-            format!(
-                "{} (x{} over {first})",
-                age_micro(series.last_observed_time.as_ref(), now),
-                series.count.unwrap_or(0)
-            )
-        } else if e.count.unwrap_or(0) > 1 {
-            format!("{} (x{} over {first})", age(e.last_timestamp.as_ref(), now), e.count.unwrap_or(0))
-        } else {
-            first
-        };
+        let interval = super::duration::event_interval(e, now);
         let from = e
             .source
             .as_ref()

@@ -147,6 +147,22 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
+/// An event's age as `kubectl events` and `describe` print it: `<last> (xN over <first>)` when it repeated.
+pub fn event_interval(e: &k8s_openapi::api::core::v1::Event, now: SimTime) -> String {
+    let first = if e.event_time.is_some() {
+        age_micro(e.event_time.as_ref(), now)
+    } else {
+        age(e.first_timestamp.as_ref(), now)
+    };
+    if let Some(series) = &e.series {
+        format!("{} (x{} over {first})", age_micro(series.last_observed_time.as_ref(), now), series.count.unwrap_or(0))
+    } else if e.count.unwrap_or(0) > 1 {
+        format!("{} (x{} over {first})", age(e.last_timestamp.as_ref(), now), e.count.unwrap_or(0))
+    } else {
+        first
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -135,22 +135,7 @@ pub fn events_table(events: &[Arc<Object>], now: SimTime, all_namespaces: bool) 
     let rows = list
         .into_iter()
         .map(|e| {
-            let first = if e.event_time.is_some() {
-                age_micro(e.event_time.as_ref(), now)
-            } else {
-                age(e.first_timestamp.as_ref(), now)
-            };
-            let interval = if let Some(series) = &e.series {
-                format!(
-                    "{} (x{} over {first})",
-                    age_micro(series.last_observed_time.as_ref(), now),
-                    series.count.unwrap_or(0)
-                )
-            } else if e.count.unwrap_or(0) > 1 {
-                format!("{} (x{} over {first})", age(e.last_timestamp.as_ref(), now), e.count.unwrap_or(0))
-            } else {
-                first
-            };
+            let interval = super::duration::event_interval(e, now);
             let obj = &e.involved_object;
             let mut row = vec![
                 interval,
