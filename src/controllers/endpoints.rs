@@ -17,8 +17,8 @@ use crate::client::informer::Change;
 use crate::client::ClientError;
 
 use super::endpointslice::{
-    copied_labels, managed_selector, pod_ip, pod_is_ready, resolved_ports, selected_pods, service_of, services_for,
-    should_be_in_endpoints, target_ref, PortKey, Writes,
+    copied_labels, managed_selector, pod_ip, pod_is_ready, resolved_ports, selected_pods, service_of,
+    should_be_in_endpoints, target_ref, touched_services, PortKey, Writes,
 };
 use super::{Controller, Cx};
 
@@ -147,19 +147,11 @@ impl Controller for EndpointsController {
     }
 
     fn on_change(&mut self, kind: Kind, change: &Change, cx: &mut Cx) {
-        let keys: BTreeSet<String> = match (kind, change) {
-            (Kind::Service, Change::Added(o) | Change::Modified { new: o, .. } | Change::Deleted(o)) => {
-                BTreeSet::from([o.ns_name()])
-            }
-            (Kind::Pod, Change::Added(p) | Change::Deleted(p)) => services_for(cx, &[p]),
-            (Kind::Pod, Change::Modified { old, new }) => services_for(cx, &[old, new]),
-            (Kind::Endpoints, Change::Added(e)) => {
-                let key = self.writes.seen(&e.ns_name());
-                key.filter(|k| self.writes.dirty.contains(k)).into_iter().collect()
-            }
-            (Kind::Endpoints, Change::Deleted(e) | Change::Modified { new: e, .. }) => BTreeSet::from([e.ns_name()]),
-            _ => BTreeSet::new(),
-        };
+        let keys = touched_services(kind, change, cx).unwrap_or_else(|| match change {
+            Change::Added(e) => self.writes.seen_dirty(&e.ns_name()),
+            Change::Deleted(e) | Change::Modified { new: e, .. } => BTreeSet::from([e.ns_name()]),
+            Change::Resynced => BTreeSet::new(),
+        });
         for key in keys {
             self.reconcile(&key, cx);
         }

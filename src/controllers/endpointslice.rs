@@ -125,6 +125,19 @@ pub fn selected_pods(cx: &Cx, svc: &Service) -> Vec<Arc<Object>> {
 }
 
 /// `ns/name` of the services in the pod's namespace whose selector matches the pod's labels.
+/// The services a Service or Pod change concerns (None for other kinds, which each loop handles itself).
+pub fn touched_services(kind: Kind, change: &Change, cx: &Cx) -> Option<BTreeSet<String>> {
+    Some(match (kind, change) {
+        (Kind::Service, Change::Added(o) | Change::Modified { new: o, .. } | Change::Deleted(o)) => {
+            BTreeSet::from([o.ns_name()])
+        }
+        (Kind::Pod, Change::Added(p) | Change::Deleted(p)) => services_for(cx, &[p]),
+        (Kind::Pod, Change::Modified { old, new }) => services_for(cx, &[old, new]),
+        (Kind::Service | Kind::Pod, Change::Resynced) => BTreeSet::new(),
+        _ => return None,
+    })
+}
+
 pub fn services_for(cx: &Cx, pods: &[&Object]) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for svc in cx.list(Kind::Service) {
@@ -194,6 +207,11 @@ impl Writes {
     /// The informer saw `key`; returns the service that may now be reconciled.
     pub fn seen(&mut self, key: &str) -> Option<String> {
         self.unseen.remove(key)
+    }
+
+    /// The informer saw an object this loop created: the service to reconcile if it was waiting for it.
+    pub fn seen_dirty(&mut self, key: &str) -> BTreeSet<String> {
+        self.seen(key).filter(|k| self.dirty.contains(k)).into_iter().collect()
     }
 
     /// The answer to a write: the service it was for, and whether it failed (retry later). A create's
@@ -435,21 +453,11 @@ impl Controller for EndpointSliceController {
     }
 
     fn on_change(&mut self, kind: Kind, change: &Change, cx: &mut Cx) {
-        let keys: BTreeSet<String> = match (kind, change) {
-            (Kind::Service, Change::Added(o) | Change::Modified { new: o, .. } | Change::Deleted(o)) => {
-                BTreeSet::from([o.ns_name()])
-            }
-            (Kind::Pod, Change::Added(p) | Change::Deleted(p)) => services_for(cx, &[p]),
-            (Kind::Pod, Change::Modified { old, new }) => services_for(cx, &[old, new]),
-            (Kind::EndpointSlice, Change::Added(s)) => {
-                let key = self.writes.seen(&s.ns_name());
-                key.filter(|k| self.writes.dirty.contains(k)).into_iter().collect()
-            }
-            (Kind::EndpointSlice, Change::Deleted(s) | Change::Modified { new: s, .. }) => {
-                managed_service(s).into_iter().collect()
-            }
-            _ => BTreeSet::new(),
-        };
+        let keys = touched_services(kind, change, cx).unwrap_or_else(|| match change {
+            Change::Added(s) => self.writes.seen_dirty(&s.ns_name()),
+            Change::Deleted(s) | Change::Modified { new: s, .. } => managed_service(s).into_iter().collect(),
+            Change::Resynced => BTreeSet::new(),
+        });
         for key in keys {
             self.reconcile(&key, cx);
         }
