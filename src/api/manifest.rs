@@ -131,10 +131,10 @@ pub fn decode_strict(value: &Value) -> Result<Object, Status> {
         .ok_or_else(|| Status::bad_request(format!("no kind {kind:?} is registered for version {api_version:?}")))?;
     let version = info.version;
     let prefix = format!("{kind} in version {version:?} cannot be handled as a {kind}");
-    let object = Object::from_json_as(info.kind, value.clone())
+    let object = Object::from_json_ref(info.kind, value)
         .map_err(|e| Status::bad_request(format!("{prefix}: {}", go_json_error(&e, kind))))?;
     let mut unknown = Vec::new();
-    unknown_fields(value, &object.to_json(), "", &mut unknown);
+    unknown_fields(value, &object.to_json(), &mut Vec::new(), &mut unknown);
     if !unknown.is_empty() {
         let list: Vec<String> = unknown.iter().map(|f| format!("unknown field {f:?}")).collect();
         return Err(Status::bad_request(format!("{prefix}: strict decoding error: {}", list.join(", "))));
@@ -143,33 +143,65 @@ pub fn decode_strict(value: &Value) -> Result<Object, Status> {
 }
 
 /// Collects fields present in `input` that the typed round trip dropped: the fields the schema does not know.
-fn unknown_fields(input: &Value, typed: &Value, path: &str, out: &mut Vec<String>) {
+/// `path` holds the segments leading here; a dotted path string is only built for a field that is reported.
+fn unknown_fields<'a>(input: &'a Value, typed: &Value, path: &mut Vec<Segment<'a>>, out: &mut Vec<String>) {
     match (input, typed) {
         (Value::Object(i), Value::Object(t)) => {
             for (k, v) in i {
-                let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
                 match t.get(k) {
-                    Some(tv) => unknown_fields(v, tv, &p, out),
+                    Some(tv) => {
+                        path.push(Segment::Field(k));
+                        unknown_fields(v, tv, path, out);
+                        path.pop();
+                    }
                     None if v.is_null() => {}
-                    None if is_free_form(path) => {}
-                    None => out.push(p),
+                    None if path.last().is_some_and(|s| matches!(s, Segment::Field(f) if is_free_form(f))) => {}
+                    None => {
+                        path.push(Segment::Field(k));
+                        out.push(dotted(path));
+                        path.pop();
+                    }
                 }
             }
         }
         (Value::Array(i), Value::Array(t)) => {
             for (n, (iv, tv)) in i.iter().zip(t).enumerate() {
-                unknown_fields(iv, tv, &format!("{path}[{n}]"), out);
+                path.push(Segment::Index(n));
+                unknown_fields(iv, tv, path, out);
+                path.pop();
             }
         }
         _ => {}
     }
 }
 
+/// One step of a field path: `spec`, `[0]`.
+#[derive(Debug, Clone, Copy)]
+enum Segment<'a> {
+    Field(&'a str),
+    Index(usize),
+}
+
+/// `spec.containers[0].name`.
+fn dotted(path: &[Segment]) -> String {
+    let mut s = String::new();
+    for seg in path {
+        match seg {
+            Segment::Field(f) if s.is_empty() => s.push_str(f),
+            Segment::Field(f) => {
+                s.push('.');
+                s.push_str(f);
+            }
+            Segment::Index(n) => s.push_str(&format!("[{n}]")),
+        }
+    }
+    s
+}
+
 /// Maps whose keys are data, not schema (labels, annotations, data, …): nothing in them is unknown.
-fn is_free_form(path: &str) -> bool {
-    let last = path.rsplit('.').next().unwrap_or(path);
+fn is_free_form(field: &str) -> bool {
     matches!(
-        last,
+        field,
         "labels"
             | "annotations"
             | "data"

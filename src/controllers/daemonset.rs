@@ -7,6 +7,7 @@
 //! Counterpart: `pkg/controller/daemon/daemon_controller.go`, `update.go`, `util/daemonset_util.go`.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use crate::api::api::apps::v1::{DaemonSet, DaemonSetStatus};
 use crate::api::api::core::v1::{
@@ -24,11 +25,22 @@ use super::{Controller, Cx};
 /// The label carrying the hash of the template a daemon pod was made from.
 pub const REVISION_HASH: &str = "controller-revision-hash";
 
+/// How long changes gather before the DaemonSets they touch are synced: a workqueue's deduplication, so a
+/// burst of pod status updates costs one sync per DaemonSet rather than one each.
+pub const SYNC_DELAY_MS: u64 = 50;
+
 #[derive(Debug, Default)]
 pub struct DaemonSetController {
     /// Creates and deletes in flight per DaemonSet (`ns/name`): expectations, so a burst of events does not
     /// create twice.
     pending: BTreeMap<String, BTreeSet<String>>,
+    /// The pods each DaemonSet (`ns/name`) controls, by pod key: an index kept from the pod informer's changes
+    /// so a sync never walks every pod in the cluster.
+    owned: BTreeMap<String, BTreeSet<String>>,
+    /// DaemonSets waiting for their sync.
+    dirty: BTreeSet<String>,
+    /// Whether the sync timer is set.
+    timer_set: bool,
 }
 
 /// The tolerations every daemon pod gets (`util.AddOrUpdateDaemonPodTolerations`).
@@ -56,20 +68,24 @@ fn daemon_tolerations(host_network: bool) -> Vec<Toleration> {
 /// Whether the DaemonSet wants a pod on `node`.
 fn should_run(ds: &DaemonSet, node: &Node) -> bool {
     let Some(spec) = ds.spec.as_ref().and_then(|s| s.template.spec.as_ref()) else { return false };
-    let name = node.metadata.name.clone().unwrap_or_default();
-    let labels = node.metadata.labels.clone().unwrap_or_default();
+    let name = node.metadata.name.as_deref().unwrap_or_default();
+    let empty = BTreeMap::new();
+    let labels = node.metadata.labels.as_ref().unwrap_or(&empty);
     let selector_ok = spec.node_selector.iter().flatten().all(|(k, v)| labels.get(k) == Some(v));
     let required = spec
         .affinity
         .as_ref()
         .and_then(|a| a.node_affinity.as_ref())
         .and_then(|n| n.required_during_scheduling_ignored_during_execution.as_ref());
-    let affinity_ok = required.is_none_or(|r| r.node_selector_terms.iter().any(|t| term_matches(t, &name, &labels)));
+    let affinity_ok = required.is_none_or(|r| r.node_selector_terms.iter().any(|t| term_matches(t, name, labels)));
     let mut tolerations = spec.tolerations.clone().unwrap_or_default();
     tolerations.extend(daemon_tolerations(spec.host_network.unwrap_or(false)));
-    let taints = node.spec.as_ref().and_then(|s| s.taints.clone()).unwrap_or_default();
-    let taints_ok = taints
-        .iter()
+    let taints_ok = node
+        .spec
+        .as_ref()
+        .and_then(|s| s.taints.as_ref())
+        .into_iter()
+        .flatten()
         .filter(|t| t.effect == "NoSchedule" || t.effect == "NoExecute")
         .all(|t| tolerates(&tolerations, t));
     selector_ok && affinity_ok && taints_ok
@@ -122,8 +138,9 @@ impl DaemonSetController {
         let hash = template_hash(&serde_json::to_value(&template).unwrap_or_default(), None);
         let selector =
             ds.spec.as_ref().map(|s| LabelSelector::from_api(&s.selector)).and_then(Result::ok).unwrap_or_default();
-        let pods: Vec<Pod> = cx
-            .list(Kind::Pod)
+        let cached: Vec<Arc<Object>> =
+            self.owned.get(&ds_key).into_iter().flatten().filter_map(|k| cx.get(Kind::Pod, k)).collect();
+        let pods: Vec<&Pod> = cached
             .iter()
             .filter_map(|o| match o.as_ref() {
                 Object::Pod(p)
@@ -135,7 +152,7 @@ impl DaemonSetController {
                             .any(|r| r.uid == uid && r.controller == Some(true))
                         && selector.matches(p.metadata.labels.as_ref()) =>
                 {
-                    Some(p.clone())
+                    Some(p)
                 }
                 _ => None,
             })
@@ -143,26 +160,23 @@ impl DaemonSetController {
         let pending = self.pending.entry(ds_key.clone()).or_default();
         pending.retain(|node| !pods.iter().any(|p| node_of(p).as_deref() == Some(node.as_str()) && is_active(p)));
         let mut by_node: BTreeMap<String, Vec<&Pod>> = BTreeMap::new();
-        for p in pods.iter().filter(|p| is_active(p)) {
+        for p in pods.iter().copied().filter(|p| is_active(p)) {
             if let Some(n) = node_of(p) {
                 by_node.entry(n).or_default().push(p);
             }
         }
-        let nodes: Vec<Node> = cx
-            .list(Kind::Node)
-            .iter()
-            .filter_map(|o| match o.as_ref() {
-                Object::Node(n) => Some(n.clone()),
-                _ => None,
-            })
-            .collect();
+        let node_objects = cx.list(Kind::Node);
+        let nodes = node_objects.iter().filter_map(|o| match o.as_ref() {
+            Object::Node(n) => Some(n),
+            _ => None,
+        });
         let mut desired = 0;
         let mut updated = 0;
         let mut ready = 0;
         let mut misscheduled = 0;
         let mut outdated: Option<Pod> = None;
         let mut unavailable = 0;
-        for node in &nodes {
+        for node in nodes {
             let name = node.metadata.name.clone().unwrap_or_default();
             let run = should_run(ds, node);
             let here = by_node.get(&name).cloned().unwrap_or_default();
@@ -176,13 +190,13 @@ impl DaemonSetController {
                     ready += i32::from(is_ready(p));
                     unavailable += i32::from(!is_ready(p));
                     if !current && outdated.is_none() {
-                        outdated = Some((*p).clone());
+                        outdated = Some(Pod::clone(p));
                     }
                 }
             } else if !here.is_empty() {
                 misscheduled += 1;
                 for p in here {
-                    cx.delete(&Object::Pod(p.clone()), None, None, 0);
+                    cx.delete(&Object::Pod(Pod::clone(p)), None, None, 0);
                 }
             }
         }
@@ -255,11 +269,52 @@ impl DaemonSetController {
         cx.create(Object::Pod(pod), 0);
     }
 
-    fn sync_all(&mut self, cx: &mut Cx) {
-        for ds in cx.list(Kind::DaemonSet) {
-            self.sync(&ds, cx);
+    /// Queues the sync of `ds_key`; the timer runs every queued sync at once.
+    fn queue(&mut self, ds_key: String, cx: &mut Cx) {
+        self.dirty.insert(ds_key);
+        if !self.timer_set {
+            self.timer_set = true;
+            cx.timer(SYNC_DELAY_MS, 0);
         }
     }
+
+    fn queue_all(&mut self, cx: &mut Cx) {
+        for ds in cx.list(Kind::DaemonSet) {
+            self.queue(key(&ds), cx);
+        }
+    }
+
+    /// Records which DaemonSet (if any) controls the pod `p`.
+    fn index_pod(&mut self, p: &Object, present: bool) -> Option<String> {
+        let ds_key = controlling_daemonset(p)?;
+        let pod_key = key(p);
+        if present {
+            self.owned.entry(ds_key.clone()).or_default().insert(pod_key);
+        } else if let Some(set) = self.owned.get_mut(&ds_key) {
+            set.remove(&pod_key);
+            if set.is_empty() {
+                self.owned.remove(&ds_key);
+            }
+        }
+        Some(ds_key)
+    }
+}
+
+/// `ns/name` of the DaemonSet named as `p`'s controller.
+fn controlling_daemonset(p: &Object) -> Option<String> {
+    let owner =
+        p.meta().owner_references.iter().flatten().find(|r| r.kind == "DaemonSet" && r.controller == Some(true))?;
+    Some(format!("{}/{}", p.namespace().unwrap_or(""), owner.name))
+}
+
+/// Whether a node change can change which DaemonSets want a pod there: a node came or went, or its labels,
+/// taints or schedulability changed. Status heartbeats cannot.
+fn node_placement_changed(change: &Change) -> bool {
+    let Change::Modified { old, new } = change else { return true };
+    let (Object::Node(a), Object::Node(b)) = (old.as_ref(), new.as_ref()) else { return true };
+    a.metadata.labels != b.metadata.labels
+        || a.spec.as_ref().map(|s| (&s.taints, s.unschedulable))
+            != b.spec.as_ref().map(|s| (&s.taints, s.unschedulable))
 }
 
 impl Controller for DaemonSetController {
@@ -271,33 +326,78 @@ impl Controller for DaemonSetController {
         &[Kind::DaemonSet, Kind::Pod, Kind::Node]
     }
 
+    fn on_start(&mut self) {
+        *self = DaemonSetController::default();
+    }
+
     fn on_synced(&mut self, cx: &mut Cx) {
-        self.sync_all(cx);
+        self.owned.clear();
+        for p in cx.list(Kind::Pod) {
+            self.index_pod(&p, true);
+        }
+        self.queue_all(cx);
     }
 
     fn on_change(&mut self, kind: Kind, change: &Change, cx: &mut Cx) {
         match (kind, change) {
-            (Kind::DaemonSet, Change::Added(ds) | Change::Modified { new: ds, .. }) => self.sync(ds, cx),
+            (Kind::DaemonSet, Change::Added(ds) | Change::Modified { new: ds, .. }) => self.queue(key(ds), cx),
             (Kind::DaemonSet, Change::Deleted(ds)) => {
                 self.pending.remove(&key(ds));
+                self.dirty.remove(&key(ds));
             }
-            (Kind::Pod, Change::Added(p) | Change::Modified { new: p, .. } | Change::Deleted(p)) => {
-                let owner = p
-                    .meta()
-                    .owner_references
-                    .iter()
-                    .flatten()
-                    .find(|r| r.kind == "DaemonSet" && r.controller == Some(true))
-                    .map(|r| r.name.clone());
-                if let Some(name) = owner {
-                    let ds_key = format!("{}/{name}", p.namespace().unwrap_or(""));
-                    if let Some(ds) = cx.get(Kind::DaemonSet, &ds_key) {
-                        self.sync(&ds, cx);
-                    }
+            (Kind::Pod, Change::Added(p) | Change::Modified { new: p, .. }) => {
+                if let Some(ds_key) = self.index_pod(p, true) {
+                    self.queue(ds_key, cx);
                 }
             }
-            (Kind::Node, _) => self.sync_all(cx),
+            (Kind::Pod, Change::Deleted(p)) => {
+                if let Some(ds_key) = self.index_pod(p, false) {
+                    self.queue(ds_key, cx);
+                }
+            }
+            (Kind::Node, change) if node_placement_changed(change) => self.queue_all(cx),
             _ => {}
         }
+    }
+
+    fn on_timer(&mut self, _token: u64, cx: &mut Cx) {
+        self.timer_set = false;
+        for ds_key in std::mem::take(&mut self.dirty) {
+            if let Some(ds) = cx.get(Kind::DaemonSet, &ds_key) {
+                self.sync(&ds, cx);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::api::core::v1::{NodeSpec, NodeStatus, Taint};
+
+    fn node(labels: &[(&str, &str)], taint: Option<&str>, heartbeat: &str) -> Arc<Object> {
+        Arc::new(Object::Node(Node {
+            metadata: ObjectMeta {
+                name: Some("node01".into()),
+                labels: Some(labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()),
+                ..ObjectMeta::default()
+            },
+            spec: Some(NodeSpec {
+                taints: taint.map(|k| vec![Taint { key: k.into(), effect: "NoSchedule".into(), ..Taint::default() }]),
+                ..NodeSpec::default()
+            }),
+            status: Some(NodeStatus { node_info: None, phase: Some(heartbeat.into()), ..NodeStatus::default() }),
+        }))
+    }
+
+    #[test]
+    fn only_node_changes_that_can_move_daemon_pods_trigger_a_resync() {
+        let base = node(&[("zone", "a")], None, "one");
+        let modified = |new: Arc<Object>| Change::Modified { old: Arc::clone(&base), new };
+        assert!(!node_placement_changed(&modified(node(&[("zone", "a")], None, "two"))), "a status update");
+        assert!(node_placement_changed(&modified(node(&[("zone", "b")], None, "one"))), "a label");
+        assert!(node_placement_changed(&modified(node(&[("zone", "a")], Some("gpu"), "one"))), "a taint");
+        assert!(node_placement_changed(&Change::Added(Arc::clone(&base))));
+        assert!(node_placement_changed(&Change::Deleted(Arc::clone(&base))));
     }
 }
