@@ -212,6 +212,10 @@ fn has_event(events: &str, type_: &str, reason: &str, object: &str, message: &st
     })
 }
 
+/// What kubectl prints first for every request to v1 Endpoints since v1.33 (the reference, §8).
+const ENDPOINTS_WARNING: &str =
+    "Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice\n";
+
 #[test]
 fn a_node_whose_kubelet_renews_its_lease_stays_ready() {
     let mut c = Cluster::new_default(1);
@@ -364,6 +368,7 @@ fn endpoints_and_endpoint_slices_list_pods_with_an_ip_split_by_readiness() {
 
     let (out, code) = kubectl(&mut c, "get endpoints web");
     assert_eq!(code, Some(0));
+    let out = out.strip_prefix(ENDPOINTS_WARNING).unwrap_or_else(|| panic!("no deprecation warning first: {out}"));
     let lines: Vec<Vec<&str>> = out.lines().map(|l| l.split_whitespace().collect()).collect();
     assert_eq!(lines[0], ["NAME", "ENDPOINTS", "AGE"], "{out}");
     assert_eq!(lines[1][..2], ["web", "10.244.1.5:8080"], "{out}");
@@ -371,7 +376,7 @@ fn endpoints_and_endpoint_slices_list_pods_with_an_ip_split_by_readiness() {
         &mut c,
         "get endpoints web -o 'jsonpath={.subsets[0].addresses[*].ip}|{.subsets[0].notReadyAddresses[*].ip}|{.subsets[0].ports[0].name}:{.subsets[0].ports[0].port}/{.subsets[0].ports[0].protocol}|{.subsets[0].addresses[0].targetRef.name}|{.metadata.labels.tier}'",
     );
-    assert_eq!(subsets, "10.244.1.5|10.244.2.7|http:8080/TCP|web-a|front");
+    assert_eq!(subsets, format!("{ENDPOINTS_WARNING}10.244.1.5|10.244.2.7|http:8080/TCP|web-a|front"));
 
     let (slices, _) = kubectl(&mut c, "get endpointslices -l kubernetes.io/service-name=web --no-headers");
     let cells: Vec<&str> = slices.split_whitespace().collect();
@@ -401,14 +406,21 @@ fn endpoints_and_endpoint_slices_list_pods_with_an_ip_split_by_readiness() {
     set_pod_status(&mut c, "web-c", "10.244.2.8", false);
     c.advance_ms(1_000);
     let (out, _) = kubectl(&mut c, "get endpoints web --no-headers");
-    assert_eq!(out.split_whitespace().nth(1), Some("10.244.1.5:8080,10.244.2.7:8080"), "{out}");
+    assert_eq!(
+        out.lines().nth(1).and_then(|l| l.split_whitespace().nth(1)),
+        Some("10.244.1.5:8080,10.244.2.7:8080"),
+        "{out}"
+    );
     let (ips, _) = kubectl(&mut c, "get endpoints web -o 'jsonpath={.subsets[0].notReadyAddresses[*].ip}'");
-    assert_eq!(ips, "10.244.2.8");
+    assert_eq!(ips, format!("{ENDPOINTS_WARNING}10.244.2.8"));
 
     // Deleting the service takes its Endpoints and EndpointSlices with it.
     kubectl(&mut c, "delete service web");
     c.advance_ms(1_000);
-    assert_eq!(kubectl(&mut c, "get endpoints web").0, "Error from server (NotFound): endpoints \"web\" not found\n");
+    assert_eq!(
+        kubectl(&mut c, "get endpoints web").0,
+        format!("{ENDPOINTS_WARNING}Error from server (NotFound): endpoints \"web\" not found\n")
+    );
     let (out, _) = kubectl(&mut c, "get endpointslices -l kubernetes.io/service-name=web");
     assert_eq!(out, "No resources found in default namespace.\n");
 }
@@ -422,7 +434,7 @@ fn a_service_selecting_no_pods_has_an_empty_endpoints_and_a_placeholder_slice() 
     );
     c.advance_ms(1_000);
     let (out, _) = kubectl(&mut c, "get endpoints lonely --no-headers");
-    assert_eq!(out.split_whitespace().nth(1), Some("<none>"), "{out}");
+    assert_eq!(out.lines().nth(1).and_then(|l| l.split_whitespace().nth(1)), Some("<none>"), "{out}");
     let (out, _) = kubectl(&mut c, "get endpointslices -l kubernetes.io/service-name=lonely --no-headers");
     let cells: Vec<&str> = out.split_whitespace().collect();
     assert_eq!(cells[1..4], ["IPv4", "<unset>", "<unset>"], "{out}");

@@ -120,6 +120,8 @@ pub struct ApiServer {
     log: RequestLog,
     /// Requests made through `events.k8s.io/v1`, whose answers are converted from the stored core Events.
     v1_events: std::collections::BTreeSet<(ComponentId, u64)>,
+    /// Requests to a deprecated resource (v1 Endpoints): their answers carry the deprecation warning.
+    deprecated: std::collections::BTreeSet<(ComponentId, u64)>,
     parked_lists: BTreeMap<u64, ParkedList>,
     next_park_id: u64,
     /// Where ClusterIPs come from (10.96.0.0/12 by default) and where `kubernetes` sits (first address).
@@ -144,6 +146,7 @@ impl ApiServer {
             last_compaction_mark: 0,
             log: RequestLog::default(),
             v1_events: std::collections::BTreeSet::new(),
+            deprecated: std::collections::BTreeSet::new(),
             parked_lists: BTreeMap::new(),
             next_park_id: 1,
             service_cidr_base: [10, 96, 0, 0],
@@ -193,8 +196,11 @@ impl ApiServer {
         client: ComponentId,
         request_id: u64,
         response: ApiResponse,
-        warnings: Vec<String>,
+        mut warnings: Vec<String>,
     ) {
+        if self.deprecated.remove(&(client, request_id)) {
+            warnings.insert(0, ENDPOINTS_DEPRECATED.to_string());
+        }
         let past_authz = self.log.verb_past_authorization(client, request_id);
         let (code, revision) = match &response {
             ApiResponse::Error(s) => (s.code, None),
@@ -468,6 +474,9 @@ impl ApiServer {
                 request_id,
                 ApiResponse::Error(Status::forbidden(&resource, shown, &detail)),
             );
+        }
+        if req.resource.kind == Kind::Endpoints {
+            self.deprecated.insert((client, request_id));
         }
         let req = match self.events_v1_request(client, request_id, req) {
             Ok(r) => r,
@@ -1217,6 +1226,9 @@ fn failed_stage(verb: Verb, status: &Status) -> Stage {
         _ => Stage::Storage,
     }
 }
+
+/// The warning every request to v1 Endpoints gets since v1.33 (the API's deprecation notice).
+pub const ENDPOINTS_DEPRECATED: &str = "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice";
 
 /// A response with `Warning` headers (admission warnings), which clients print before the result.
 fn reply_warned(ctx: &mut Ctx, client: ComponentId, request_id: u64, response: ApiResponse, warnings: Vec<String>) {
