@@ -2,6 +2,7 @@
 //! ([`RESOURCES`]), REST-shaped requests and responses, label and field selectors, and failures as
 //! [`Status`] values with kubectl's wording.
 
+pub mod cron;
 pub mod events;
 pub mod hash;
 pub mod kinds;

@@ -61,8 +61,8 @@ pub fn parse_rfc3339(text: &str) -> Option<SimTime> {
     ms.checked_sub(EPOCH_MS).map(SimTime)
 }
 
-// Howard Hinnant's days-from-civil algorithms (public domain arithmetic).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
+// Howard Hinnant's days-from-civil algorithms (public domain arithmetic): days since 1970-01-01 ↔ (year, month, day).
+pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
@@ -75,7 +75,7 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (y, m, d)
 }
 
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y.rem_euclid(400);

@@ -9,11 +9,11 @@ use k8s_openapi::api::batch::v1::{CronJob, CronJobSpec, Job, JobSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use serde_json::Value;
 
-use super::cron;
 use super::field::{self, Path};
 use super::meta;
 use super::names::{self, NameRule, Selector};
 use super::pod;
+use crate::api::cron;
 use crate::api::Cause;
 
 const NOT_NEGATIVE: &str = "must be greater than or equal to 0";

@@ -12,7 +12,6 @@ pub mod admissionregistration;
 pub mod apps;
 pub mod batch;
 pub mod core;
-pub mod cron;
 pub mod field;
 pub mod meta;
 pub mod names;

@@ -3,7 +3,7 @@
 //! kubectl prints for the cause.
 
 use super::*;
-use crate::api::lookup_kind;
+use crate::api::{cron, lookup_kind};
 use crate::apiserver::defaults::apply_defaults;
 
 fn object(yaml: &str) -> Object {
