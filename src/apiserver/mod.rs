@@ -788,8 +788,11 @@ impl ApiServer {
                 };
                 op.warnings = warnings;
                 admitted?;
+                // ShouldDeleteDuringUpdate: the last finalizer gone removes an object being deleted, unless it
+                // is still in its grace period (a pod the kubelet is stopping goes when the kubelet says so).
                 let finalized = new.meta().deletion_timestamp.is_some()
                     && new.meta().finalizers.as_ref().is_none_or(Vec::is_empty)
+                    && current.meta().deletion_grace_period_seconds.unwrap_or(0) == 0
                     && registry::spec_finalizers_done(&new);
                 if finalized {
                     let key = current.key();

@@ -316,6 +316,20 @@ pub fn merge_patch(target: &mut Value, patch: &Value, strategic: bool) {
     match (target, patch) {
         (Value::Object(t), Value::Object(p)) => {
             for (k, v) in p {
+                // `$deleteFromPrimitiveList/<field>: [values]` removes those values from a list of scalars
+                // (how controllers drop one finalizer without racing other writers).
+                if let Some(field) = k.strip_prefix("$deleteFromPrimitiveList/").filter(|_| strategic) {
+                    if let (Some(Value::Array(list)), Value::Array(gone)) = (t.get_mut(field), v) {
+                        list.retain(|x| !gone.contains(x));
+                        if list.is_empty() {
+                            t.remove(field);
+                        }
+                    }
+                    continue;
+                }
+                if strategic && k.starts_with("$setElementOrder/") {
+                    continue;
+                }
                 if v.is_null() {
                     t.remove(k);
                 } else {
@@ -392,6 +406,12 @@ pub fn plan_delete(current: &Object, now: SimTime, grace: Option<i64>, propagati
         return DeletePlan::Remove;
     }
     if already && pod_grace.is_none() && meta.finalizers.as_ref().map(Vec::len) == Some(finalizers.len()) {
+        // A delete with no grace left ends a graceful deletion in progress; the finalizers still hold the
+        // object, and it goes as soon as they are removed.
+        if meta.deletion_grace_period_seconds.is_some_and(|g| g > 0) {
+            meta.deletion_grace_period_seconds = Some(0);
+            meta.deletion_timestamp = Some(k8s_time(now));
+        }
         return DeletePlan::Mark(Box::new(marked));
     }
     if !already {
@@ -505,5 +525,18 @@ mod tests {
         let mut m = serde_json::json!({"a": {"b": 1, "c": 2}});
         merge_patch(&mut m, &serde_json::json!({"a": {"b": null, "d": 3}}), false);
         assert_eq!(m, serde_json::json!({"a": {"c": 2, "d": 3}}));
+    }
+
+    #[test]
+    fn strategic_merge_deletes_values_from_a_primitive_list() {
+        let mut t = serde_json::json!({"metadata": {"finalizers": ["a", "batch.kubernetes.io/job-tracking"]}});
+        let drop = serde_json::json!({"metadata": {"$deleteFromPrimitiveList/finalizers": ["batch.kubernetes.io/job-tracking"]}});
+        merge_patch(&mut t, &drop, true);
+        assert_eq!(t, serde_json::json!({"metadata": {"finalizers": ["a"]}}));
+        let last = serde_json::json!({"metadata": {"$deleteFromPrimitiveList/finalizers": ["a"]}});
+        merge_patch(&mut t, &last, true);
+        assert_eq!(t, serde_json::json!({"metadata": {}}), "an emptied list is left out");
+        merge_patch(&mut t, &last, true);
+        assert_eq!(t, serde_json::json!({"metadata": {}}), "deleting what is not there changes nothing");
     }
 }

@@ -4,16 +4,20 @@
 //! through its one connection to kube-apiserver. Stopping the process stops every loop.
 //! Counterpart: `cmd/kube-controller-manager`, `pkg/controller/*`.
 
+pub mod cronjob;
 pub mod daemonset;
 pub mod deployment;
 pub mod endpoints;
 pub mod endpointslice;
 pub mod garbagecollector;
+pub mod job;
 pub mod namespace;
 pub mod nodelifecycle;
+pub mod queue;
 pub mod replicaset;
 pub mod serviceaccount;
 pub mod tainteviction;
+pub mod ttlafterfinished;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -156,6 +160,9 @@ impl ControllerManager {
             Box::new(replicaset::ReplicaSetController::default()),
             Box::new(garbagecollector::GarbageCollector::default()),
             Box::new(daemonset::DaemonSetController::default()),
+            Box::new(job::JobController::default()),
+            Box::new(cronjob::CronJobController::default()),
+            Box::new(ttlafterfinished::TtlAfterFinishedController::default()),
             Box::new(namespace::NamespaceController::default()),
             Box::new(nodelifecycle::NodeLifecycleController::default()),
             Box::new(tainteviction::TaintEvictionController::default()),

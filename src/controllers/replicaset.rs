@@ -92,9 +92,10 @@ fn selector_of(rs: &ReplicaSet) -> Option<LabelSelector> {
 }
 
 /// The sort key of the real ranking for which pod to delete first (see the module header): smaller sorts first.
-type Rank = (u8, u8, u8, i64, std::cmp::Reverse<SimTime>, std::cmp::Reverse<i64>, std::cmp::Reverse<SimTime>, String);
+pub type Rank =
+    (u8, u8, u8, i64, std::cmp::Reverse<SimTime>, std::cmp::Reverse<i64>, std::cmp::Reverse<SimTime>, String);
 
-fn deletion_rank(pod: &Pod) -> Rank {
+pub fn deletion_rank(pod: &Pod) -> Rank {
     let assigned = pod.spec.as_ref().and_then(|s| s.node_name.as_deref()).is_some_and(|n| !n.is_empty());
     let phase = match pod.status.as_ref().and_then(|s| s.phase.as_deref()) {
         Some("Pending") | None => 0,

@@ -47,6 +47,35 @@ pub fn rfc3339_from_epoch_ms(epoch_ms: u64) -> String {
     format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, (rem % 3600) / 60, rem % 60)
 }
 
+/// Go's `time.RFC1123Z` layout in UTC for Unix milliseconds: `Mon, 01 Sep 2025 00:00:00 +0000`.
+pub fn rfc1123z_from_epoch_ms(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    let weekday = WEEKDAYS[days.rem_euclid(7) as usize];
+    let month = MONTHS[(m as usize).saturating_sub(1).min(11)];
+    format!("{weekday}, {d:02} {month} {y:04} {:02}:{:02}:{:02} +0000", rem / 3600, (rem % 3600) / 60, rem % 60)
+}
+
+/// Go's `time.RFC3339` for Unix seconds shown in a zone `offset_s` seconds east of UTC:
+/// `2025-09-01T09:00:00+09:00`, or with `Z` for UTC.
+pub fn rfc3339_in_zone(unix_s: i64, offset_s: i64) -> String {
+    let local = unix_s + offset_s;
+    let (y, m, d) = civil_from_days(local.div_euclid(86_400));
+    let rem = local.rem_euclid(86_400);
+    let zone = if offset_s == 0 {
+        "Z".to_string()
+    } else {
+        let sign = if offset_s < 0 { '-' } else { '+' };
+        let o = offset_s.abs();
+        format!("{sign}{:02}:{:02}", o / 3600, (o % 3600) / 60)
+    };
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}{zone}", rem / 3600, (rem % 3600) / 60, rem % 60)
+}
+
 /// Parses `YYYY-MM-DDTHH:MM:SSZ` back into simulated time (None if malformed or before the epoch).
 pub fn parse_rfc3339(text: &str) -> Option<SimTime> {
     let b = text.as_bytes();
@@ -168,6 +197,15 @@ mod tests {
         assert_eq!(go_duration(10_000), "10s");
         assert_eq!(go_duration(250), "250ms");
         assert_eq!(go_duration(3_723_000), "1h2m3s");
+    }
+
+    #[test]
+    fn go_time_layouts_in_utc_and_in_a_zone() {
+        let zero = EPOCH_MS as i64;
+        assert_eq!(rfc1123z_from_epoch_ms(zero + 3_723_000), "Mon, 01 Sep 2025 01:02:03 +0000");
+        assert_eq!(rfc3339_in_zone(zero / 1000, 0), "2025-09-01T00:00:00Z");
+        assert_eq!(rfc3339_in_zone(zero / 1000, 9 * 3600), "2025-09-01T09:00:00+09:00");
+        assert_eq!(rfc3339_in_zone(zero / 1000, -(5 * 3600 + 1800)), "2025-08-31T18:30:00-05:30");
     }
 
     #[test]

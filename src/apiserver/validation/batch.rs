@@ -53,6 +53,11 @@ pub fn generate_selector(job: &mut Job) {
     for key in [LEGACY_CONTROLLER_UID_LABEL, CONTROLLER_UID_LABEL] {
         labels.entry(key.to_string()).or_insert_with(|| uid.clone());
     }
+    // The defaulting that runs again when the Job is read from storage copies the template's labels onto a
+    // Job that has none, so such a Job shows the generated ones.
+    if job.metadata.labels.as_ref().is_none_or(BTreeMap::is_empty) {
+        job.metadata.labels = Some(labels.clone());
+    }
     spec.selector
         .get_or_insert_with(LabelSelector::default)
         .match_labels

@@ -1,8 +1,8 @@
-//! `kubectl describe` for Pods, Nodes, Deployments, ReplicaSets, Services, Namespaces, ConfigMaps and
-//! Secrets, in kubectl's layout (`pkg/describe/describe.go`): `Key:\tvalue` lines indented two spaces
-//! per level and aligned by Go's tabwriter (padding 2), multi-line label/annotation/toleration blocks,
-//! small tables (conditions, events) and `<none>` for empty sections. Other kinds get a generic block
-//! (name, namespace, labels, annotations, events).
+//! `kubectl describe` for Pods, Nodes, Deployments, ReplicaSets, Services, Namespaces, ConfigMaps,
+//! Secrets, Jobs and CronJobs ([`batch`]), in kubectl's layout (`pkg/describe/describe.go`): `Key:\tvalue`
+//! lines indented two spaces per level and aligned by Go's tabwriter (padding 2), multi-line
+//! label/annotation/toleration blocks, small tables (conditions, events) and `<none>` for empty sections.
+//! Other kinds get a generic block (name, namespace, labels, annotations, events).
 //!
 //! What describe needs beyond the object itself (its events, the pods on a node, a deployment's
 //! replica sets, a service's endpoint slices, …) comes in a [`Related`] the caller fills.
@@ -23,6 +23,8 @@ use super::table::{escape_terminal, TabWriter};
 use super::util::{format_label_selector, format_labels, join_host_port, selector_string};
 use crate::api::Object;
 use crate::sim::SimTime;
+
+mod batch;
 
 /// What `kubectl describe` looks up besides the object. Fill what the described kind uses; the rest
 /// is ignored. Objects of other kinds in a list are skipped.
@@ -57,6 +59,8 @@ pub fn describe(obj: &Object, related: &Related, now: SimTime) -> String {
         Object::Namespace(ns) => describe_namespace(&mut w, ns, related),
         Object::ConfigMap(cm) => describe_config_map(&mut w, cm, related, now),
         Object::Secret(s) => describe_secret(&mut w, s),
+        Object::Job(j) => batch::describe_job(&mut w, j, related, now),
+        Object::CronJob(cj) => batch::describe_cron_job(&mut w, cj, related, now),
         other => describe_generic(&mut w, other, related, now),
     }
     w.finish()

@@ -8,7 +8,7 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{MicroTime, Time};
 
-use crate::sim::time::{SimTime, EPOCH_MS};
+use crate::sim::time::{civil_from_days, SimTime, EPOCH_MS};
 
 /// `duration.HumanDuration` for a signed number of milliseconds.
 pub fn human_duration(ms: i64) -> String {
@@ -114,15 +114,7 @@ pub fn rfc1123z(t: Option<&Time>) -> String {
 
 /// [`rfc1123z`] for Unix milliseconds.
 pub fn rfc1123z_ms(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-    let weekday = WEEKDAYS[days.rem_euclid(7) as usize];
-    let month = MONTHS[(m as usize).saturating_sub(1).min(11)];
-    format!("{weekday}, {d:02} {month} {y:04} {:02}:{:02}:{:02} +0000", rem / 3600, (rem % 3600) / 60, rem % 60)
+    crate::sim::time::rfc1123z_from_epoch_ms(ms)
 }
 
 /// `time.Time.UTC().Format(time.RFC3339)` for Unix milliseconds.
@@ -132,19 +124,6 @@ pub fn rfc3339_ms(ms: i64) -> String {
     let rem = secs.rem_euclid(86_400);
     let (y, m, d) = civil_from_days(days);
     format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, (rem % 3600) / 60, rem % 60)
-}
-
-// Days since 1970-01-01 to a proleptic Gregorian (year, month, day); public-domain arithmetic.
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 /// An event's age as `kubectl events` and `describe` print it: `<last> (xN over <first>)` when it repeated.
