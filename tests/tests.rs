@@ -9,6 +9,7 @@ mod determinism;
 mod drain;
 mod edit_verbs;
 mod etcdctl;
+mod jobs;
 mod kubelet;
 mod nodelifecycle;
 mod replication;

@@ -102,8 +102,14 @@ fn in_active(cj: &CronJob, uid: &str) -> bool {
 }
 
 fn remove_from_active(cj: &mut CronJob, uid: &str) {
-    if let Some(active) = cj.status.as_mut().and_then(|s| s.active.as_mut()) {
-        active.retain(|r| r.uid.as_deref() != Some(uid));
+    if let Some(status) = cj.status.as_mut() {
+        if let Some(active) = status.active.as_mut() {
+            active.retain(|r| r.uid.as_deref() != Some(uid));
+        }
+        // An empty list is left out, as `omitempty` prints it.
+        if status.active.as_ref().is_some_and(Vec::is_empty) {
+            status.active = None;
+        }
     }
 }
 

@@ -1112,6 +1112,12 @@ impl Kubelet {
         if w.last_status.as_ref() == Some(&status) {
             return;
         }
+        // The status manager never moves a pod out of a terminal phase (a finalizer may keep the pod in the
+        // API after its containers and sandbox are gone).
+        let terminal = |s: &Value| matches!(s["phase"].as_str(), Some("Succeeded" | "Failed"));
+        if w.last_status.as_ref().is_some_and(terminal) && !terminal(&status) {
+            return;
+        }
         let (ns, name) = w.key.split_once('/').unwrap_or(("default", &w.key));
         let mut req = ApiRequest::new(Credentials::Anonymous, Verb::Patch, Kind::Pod.info())
             .namespace(Some(ns))
@@ -1198,7 +1204,22 @@ impl Kubelet {
             statuses.push(s);
         }
         let n = specs.len();
-        let phase = if n > 0 && exited == n {
+        // getPhase: a pod being deleted whose containers all stopped is terminal whatever its restart policy
+        // (static pods excepted), so a Job can count it.
+        let stopped: Vec<i32> = specs
+            .iter()
+            .filter_map(|s| self.pod_containers(uid, &s.name).last().copied())
+            .filter(|c| c.state == ContainerState::Exited)
+            .map(|c| c.exit_code)
+            .collect();
+        let deleting = (w.gone || w.pod.metadata.deletion_timestamp.is_some()) && !w.is_static;
+        let phase = if deleting && n > 0 && stopped.len() == n {
+            if stopped.iter().all(|code| *code == 0) {
+                "Succeeded"
+            } else {
+                "Failed"
+            }
+        } else if n > 0 && exited == n {
             if failed > 0 {
                 "Failed"
             } else {

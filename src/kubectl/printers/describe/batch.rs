@@ -99,7 +99,9 @@ pub(super) fn describe_cron_job(w: &mut Writer, cj: &batch::CronJob, related: &R
     annotations_block(w, "Annotations", meta.annotations.as_ref());
     w.write(0, &format!("Schedule:\t{}\n", spec.schedule));
     w.write(0, &format!("Concurrency Policy:\t{}\n", spec.concurrency_policy.clone().unwrap_or_default()));
-    w.write(0, &format!("Suspend:\t{}\n", or_unset(spec.suspend)));
+    // `printBoolPtr`: True/False.
+    let suspend = spec.suspend.map(|s| if s { "True" } else { "False" });
+    w.write(0, &format!("Suspend:\t{}\n", or_unset(suspend)));
     w.write(0, &format!("Successful Job History Limit:\t{}\n", or_unset(spec.successful_jobs_history_limit)));
     w.write(0, &format!("Failed Job History Limit:\t{}\n", or_unset(spec.failed_jobs_history_limit)));
     w.write(
