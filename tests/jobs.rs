@@ -473,3 +473,16 @@ fn a_deleted_pod_is_replaced_while_terminating_unless_only_failed_pods_are_repla
     assert_eq!(out(&mut c, "get job patient -o jsonpath={.status.failed}"), "1");
     assert_eq!(out(&mut c, "get job patient -o jsonpath={.status.terminating}"), "0");
 }
+
+#[test]
+fn extreme_counts_and_deadlines_neither_panic_nor_misbehave() {
+    let mut c = cluster();
+    let spec = "  completions: 2147483647\n  parallelism: 2\n  backoffLimit: 2147483647\n  activeDeadlineSeconds: 9223372036854775807\n";
+    apply(&mut c, &job_manifest("huge", spec, "[sleep, '600']"));
+    let cron = cron_manifest("late", "  startingDeadlineSeconds: 9223372036854775807\n", "[sh, -c, 'true']");
+    apply(&mut c, &cron);
+    c.advance_ms(65_000);
+    assert_eq!(out(&mut c, "get job huge -o jsonpath={.status.active}"), "2");
+    assert_eq!(out(&mut c, "get job huge --no-headers").split_whitespace().nth(2), Some("0/2147483647"));
+    assert_eq!(jobs_of(&mut c).iter().filter(|j| j.0 == minute_job("late", 1)).count(), 1);
+}

@@ -434,7 +434,8 @@ impl CronJobController {
                 t
             }
         };
-        let too_late = spec.starting_deadline_seconds.is_some_and(|s| (scheduled + s) * 1000 < now_ms);
+        let too_late =
+            spec.starting_deadline_seconds.is_some_and(|s| scheduled.saturating_add(s).saturating_mul(1000) < now_ms);
         if too_late {
             let msg = format!("Missed scheduled time to start a job: {}", rfc1123z_from_epoch_ms(scheduled * 1000));
             cx.event(obj, "Warning", "MissSchedule", &msg);

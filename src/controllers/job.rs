@@ -440,8 +440,8 @@ impl JobController {
             .filter(countable)
             .filter(|p| !uncounted_failed.contains(&uid(p)) && is_failed(p, job))
             .collect();
-        let mut succeeded = status.succeeded.unwrap_or(0) + (new_ok.len() + uncounted_ok.len()) as i32;
-        let failed = status.failed.unwrap_or(0) + (new_failed.len() + uncounted_failed.len()) as i32;
+        let mut succeeded = status.succeeded.unwrap_or(0).saturating_add((new_ok.len() + uncounted_ok.len()) as i32);
+        let failed = status.failed.unwrap_or(0).saturating_add((new_failed.len() + uncounted_failed.len()) as i32);
         let start_missing = status.start_time.is_none() && !suspended(job);
         if start_missing {
             status.start_time = Some(k8s_time(now));
@@ -584,7 +584,7 @@ impl JobController {
         let want = match spec.completions {
             None if m.succeeded > 0 => active,
             None => parallelism,
-            Some(c) => (c - m.succeeded).min(parallelism).max(0),
+            Some(c) => c.saturating_sub(m.succeeded).min(parallelism).max(0),
         };
         let mut victims: Vec<&Pod> = Vec::new();
         if indexed(job) {
@@ -601,7 +601,7 @@ impl JobController {
                 }
             }
         }
-        let rm_at_least = (active - want).max(0) as usize;
+        let rm_at_least = active.saturating_sub(want).max(0) as usize;
         if victims.len() < rm_at_least {
             let mut left: Vec<&Pod> =
                 active_pods.iter().copied().filter(|p| !victims.iter().any(|v| uid(v) == uid(p))).collect();
@@ -617,7 +617,7 @@ impl JobController {
             return (active - removed, removed, removed_ready);
         }
         let terminating = if only_replace_failed(job) { m.terminating } else { 0 };
-        let diff = want - terminating - active;
+        let diff = want.saturating_sub(terminating).saturating_sub(active);
         if diff <= 0 {
             return (active, 0, 0);
         }
@@ -724,8 +724,10 @@ impl JobController {
             failed.into_iter().partition(|u| with_finalizer.contains(u));
         if !ok_done.is_empty() || !failed_done.is_empty() {
             needs_flush = true;
-            status.succeeded = Some(status.succeeded.unwrap_or(0) + ok_done.len() as i32).filter(|n| *n != 0);
-            status.failed = Some(status.failed.unwrap_or(0) + failed_done.len() as i32).filter(|n| *n != 0);
+            status.succeeded =
+                Some(status.succeeded.unwrap_or(0).saturating_add(ok_done.len() as i32)).filter(|n| *n != 0);
+            status.failed =
+                Some(status.failed.unwrap_or(0).saturating_add(failed_done.len() as i32)).filter(|n| *n != 0);
         }
         let mut ok_now = ok_left;
         let mut failed_now = failed_left;

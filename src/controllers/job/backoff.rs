@@ -56,7 +56,9 @@ impl Record {
         let Some(last_success) = succeeded.iter().map(|p| finished_at(p)).max() else {
             return match fails.last() {
                 None => self,
-                Some(last) => Record { failures: self.failures + fails.len() as u32, last_failure: Some(*last) },
+                Some(last) => {
+                    Record { failures: self.failures.saturating_add(fails.len() as u32), last_failure: Some(*last) }
+                }
             };
         };
         // Only failures after the last success count.
