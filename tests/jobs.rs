@@ -486,3 +486,21 @@ fn extreme_counts_and_deadlines_neither_panic_nor_misbehave() {
     assert_eq!(out(&mut c, "get job huge --no-headers").split_whitespace().nth(2), Some("0/2147483647"));
     assert_eq!(jobs_of(&mut c).iter().filter(|j| j.0 == minute_job("late", 1)).count(), 1);
 }
+
+#[test]
+fn a_restarted_controller_manager_counts_pods_that_finished_while_it_was_down_exactly_once() {
+    let mut c = cluster();
+    apply(&mut c, &job_manifest("steady", "  completions: 3\n", "[sh, -c, 'sleep 3']"));
+    c.advance_ms(3_000);
+    c.stop("kube-controller-manager").unwrap();
+    c.advance_ms(10_000);
+    let pods = pods_of(&mut c, "steady");
+    assert_eq!(pods.len(), 1, "{pods:?}");
+    assert_eq!(pods[0][1], "Succeeded");
+    assert_eq!(pods[0][4], "[batch.kubernetes.io/job-tracking]", "nobody counted it yet");
+    c.start("kube-controller-manager").unwrap();
+    c.advance_ms(30_000);
+    assert_eq!(out(&mut c, "get job steady -o jsonpath={.status.succeeded}"), "3");
+    assert_eq!(pods_of(&mut c, "steady").len(), 3);
+    assert_eq!(count(&events(&mut c, "steady"), "Completed"), 1);
+}
