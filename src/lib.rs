@@ -16,6 +16,7 @@ pub mod etcd;
 pub mod etcdctl;
 pub mod kubectl;
 pub mod node;
+pub mod proxy;
 pub mod scenario;
 pub mod scheduler;
 pub mod sim;

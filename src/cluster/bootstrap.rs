@@ -179,3 +179,61 @@ pub fn node_ip(index: usize) -> String {
     let n = 56 * 256 + 10 + index;
     format!("192.168.{}.{}", n / 256, n % 256)
 }
+
+/// The cluster's pod range (kubeadm's `podSubnet`, kube-proxy's `clusterCIDR`): the range [`pod_cidr`]
+/// carves the nodes' `/24`s from.
+pub fn cluster_cidr(total: usize) -> &'static str {
+    if total <= 256 {
+        "10.244.0.0/16"
+    } else {
+        "10.128.0.0/9"
+    }
+}
+
+/// What node `index` of `total`'s kube-proxy knows about its node.
+pub fn proxy_net(node: &str, index: usize, total: usize) -> crate::proxy::rules::NodeNet {
+    crate::proxy::rules::NodeNet {
+        node: node.to_string(),
+        node_ip: node_ip(index).parse().unwrap_or(std::net::Ipv4Addr::UNSPECIFIED),
+        cluster_cidr: crate::proxy::state::Cidr::parse(cluster_cidr(total)),
+    }
+}
+
+/// The index of the node whose InternalIP is `ip` ([`node_ip`] backwards), if it is one of `total`.
+pub fn node_index_of_ip(ip: std::net::Ipv4Addr, total: usize) -> Option<usize> {
+    let [a, b, c, d] = ip.octets();
+    let n = (usize::from(c) * 256 + usize::from(d)).checked_sub(56 * 256 + 10)?;
+    (a == 192 && b == 168 && n < total).then_some(n)
+}
+
+/// The index of the node whose pod range holds `ip` ([`pod_cidr`] backwards), if it is one of `total`.
+pub fn node_index_of_pod_ip(ip: std::net::Ipv4Addr, total: usize) -> Option<usize> {
+    let [a, b, c, _] = ip.octets();
+    let index = if total <= 256 {
+        (a == 10 && b == 244).then_some(usize::from(c))?
+    } else {
+        (a == 10 && b >= 128).then(|| (usize::from(b) - 128) * 256 + usize::from(c))?
+    };
+    (index < total).then_some(index)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_and_pod_addresses_map_back_to_their_node() {
+        for total in [3, 256, 5001] {
+            for index in [0, 1, total / 2, total - 1] {
+                let node: std::net::Ipv4Addr = node_ip(index).parse().unwrap();
+                assert_eq!(node_index_of_ip(node, total), Some(index));
+                let pod: std::net::Ipv4Addr = pod_cidr(index, total).replace(".0/24", ".7").parse().unwrap();
+                assert_eq!(node_index_of_pod_ip(pod, total), Some(index), "{pod} of {total}");
+            }
+        }
+        assert_eq!(node_index_of_ip("192.168.56.9".parse().unwrap(), 3), None);
+        assert_eq!(node_index_of_ip("192.168.56.13".parse().unwrap(), 3), None);
+        assert_eq!(node_index_of_pod_ip("10.244.3.2".parse().unwrap(), 3), None);
+        assert_eq!(node_index_of_pod_ip("10.96.0.1".parse().unwrap(), 3), None);
+    }
+}

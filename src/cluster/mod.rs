@@ -17,6 +17,7 @@ use crate::controllers::ControllerManager;
 use crate::etcd::member::EtcdMember;
 use crate::kubectl::kubeconfig::{context_name, Kubeconfig, KubeconfigFile};
 use crate::node::{Containerd, Kubelet, KubeletConfig};
+use crate::proxy::KubeProxy;
 use crate::scheduler::Scheduler;
 use crate::sim::{ComponentId, Ctx, Event, Kernel, Payload, Rng, SimTime};
 use crate::view::{ComponentView, MessageView, View};
@@ -32,6 +33,7 @@ pub enum Component {
     ControllerManager(Box<ControllerManager>),
     Kubelet(Box<Kubelet>),
     Containerd(Box<Containerd>),
+    KubeProxy(Box<KubeProxy>),
     /// Runs client programs: the person's kubectl, kubeadm at install time.
     Host(Box<ProcessHost>),
     /// A component whose behaviour is not simulated yet: it receives and ignores.
@@ -51,6 +53,7 @@ impl Component {
             Component::ControllerManager(m) => m.on_message(ctx, payload),
             Component::Kubelet(k) => k.on_message(ctx, from, payload),
             Component::Containerd(c) => c.on_message(ctx, from, payload),
+            Component::KubeProxy(p) => p.on_message(ctx, payload),
             Component::Host(h) => h.on_message(ctx, payload),
             Component::Idle => {}
         }
@@ -64,6 +67,7 @@ impl Component {
             Component::ControllerManager(m) => m.on_timer(ctx, token),
             Component::Kubelet(k) => k.on_timer(ctx, token),
             Component::Containerd(c) => c.on_timer(ctx, token),
+            Component::KubeProxy(p) => p.on_timer(ctx, token),
             Component::Host(h) => h.on_timer(ctx, token),
             Component::Idle => {}
         }
@@ -77,6 +81,7 @@ impl Component {
             Component::ControllerManager(m) => m.on_start(ctx),
             Component::Kubelet(k) => k.on_start(ctx),
             Component::Containerd(c) => c.on_start(ctx),
+            Component::KubeProxy(p) => p.on_start(ctx),
             Component::Host(_) | Component::Idle => {}
         }
     }
@@ -173,7 +178,7 @@ impl Cluster {
             let name = &node.name;
             let kubelet = c.reserve(&format!("{name}/kubelet"), "node", Some(name));
             let containerd = c.reserve(&format!("{name}/containerd"), "node", Some(name));
-            c.reserve(&format!("{name}/kube-proxy"), "node", Some(name));
+            let proxy = c.reserve(&format!("{name}/kube-proxy"), "node", Some(name));
             let control_plane = *name == cp;
             let cfg = KubeletConfig {
                 node: node.clone(),
@@ -193,6 +198,8 @@ impl Cluster {
                 bootstrap::pod_cidr(index, total).trim_end_matches(".0/24"),
                 &preloaded,
             )));
+            c.components[proxy.0 as usize] =
+                Component::KubeProxy(Box::new(KubeProxy::new(c.apiserver, bootstrap::proxy_net(name, index, total))));
             c.components[kubelet.0 as usize] = Component::Kubelet(Box::new(Kubelet::new(c.apiserver, containerd, cfg)));
         }
         c.kubectl = c.reserve("kubectl", "client", None);
