@@ -12,6 +12,7 @@ pub mod apiserver;
 pub mod client;
 pub mod cluster;
 pub mod controllers;
+pub mod dns;
 pub mod etcd;
 pub mod etcdctl;
 pub mod kubectl;

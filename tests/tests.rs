@@ -10,6 +10,7 @@ mod drain;
 mod edit_verbs;
 mod etcdctl;
 mod jobs;
+mod kube_proxy;
 mod kubelet;
 mod nodelifecycle;
 mod replication;

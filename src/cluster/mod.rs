@@ -3,6 +3,7 @@
 
 mod bootstrap;
 mod config;
+mod network;
 pub mod nodefs;
 
 use std::cell::RefCell;
@@ -14,6 +15,7 @@ use crate::apiserver::ApiServer;
 use crate::client::process::ProcessStatus;
 use crate::client::{Api, ProcessHost};
 use crate::controllers::ControllerManager;
+use crate::dns::CoreDns;
 use crate::etcd::member::EtcdMember;
 use crate::kubectl::kubeconfig::{context_name, Kubeconfig, KubeconfigFile};
 use crate::node::{Containerd, Kubelet, KubeletConfig};
@@ -34,6 +36,7 @@ pub enum Component {
     Kubelet(Box<Kubelet>),
     Containerd(Box<Containerd>),
     KubeProxy(Box<KubeProxy>),
+    CoreDns(Box<CoreDns>),
     /// Runs client programs: the person's kubectl, kubeadm at install time.
     Host(Box<ProcessHost>),
     /// A component whose behaviour is not simulated yet: it receives and ignores.
@@ -54,6 +57,7 @@ impl Component {
             Component::Kubelet(k) => k.on_message(ctx, from, payload),
             Component::Containerd(c) => c.on_message(ctx, from, payload),
             Component::KubeProxy(p) => p.on_message(ctx, payload),
+            Component::CoreDns(d) => d.on_message(ctx, payload),
             Component::Host(h) => h.on_message(ctx, payload),
             Component::Idle => {}
         }
@@ -68,6 +72,7 @@ impl Component {
             Component::Kubelet(k) => k.on_timer(ctx, token),
             Component::Containerd(c) => c.on_timer(ctx, token),
             Component::KubeProxy(p) => p.on_timer(ctx, token),
+            Component::CoreDns(d) => d.on_timer(ctx, token),
             Component::Host(h) => h.on_timer(ctx, token),
             Component::Idle => {}
         }
@@ -82,6 +87,7 @@ impl Component {
             Component::Kubelet(k) => k.on_start(ctx),
             Component::Containerd(c) => c.on_start(ctx),
             Component::KubeProxy(p) => p.on_start(ctx),
+            Component::CoreDns(d) => d.on_start(ctx),
             Component::Host(_) | Component::Idle => {}
         }
     }
@@ -198,10 +204,15 @@ impl Cluster {
                 bootstrap::pod_cidr(index, total).trim_end_matches(".0/24"),
                 &preloaded,
             )));
-            c.components[proxy.0 as usize] =
-                Component::KubeProxy(Box::new(KubeProxy::new(c.apiserver, bootstrap::proxy_net(name, index, total))));
+            c.components[proxy.0 as usize] = Component::KubeProxy(Box::new(KubeProxy::new(
+                c.apiserver,
+                bootstrap::proxy_net(name, index, total),
+                c.rngs[proxy.0 as usize].fork("netfilter"),
+            )));
             c.components[kubelet.0 as usize] = Component::Kubelet(Box::new(Kubelet::new(c.apiserver, containerd, cfg)));
         }
+        let dns = c.reserve("coredns", "addon", None);
+        c.components[dns.0 as usize] = Component::CoreDns(Box::new(CoreDns::new(c.apiserver)));
         c.kubectl = c.reserve("kubectl", "client", None);
         c.components[c.kubectl.0 as usize] = Component::Host(Box::new(ProcessHost::new(c.apiserver)));
         c.shell = c.reserve(&format!("{cp}/shell"), "client", Some(&cp));
@@ -226,7 +237,8 @@ impl Cluster {
         for u in &self.config.users {
             a.add_token(&u.token, &u.name, &u.groups);
         }
-        a.add_service_account("kube-proxy-token", "kube-system", "kube-proxy");
+        a.add_service_account(crate::proxy::TOKEN, "kube-system", "kube-proxy");
+        a.add_service_account(crate::dns::TOKEN, "kube-system", "coredns");
         a
     }
 

@@ -1,7 +1,9 @@
 //! The node agents: the kubelet (a systemd service, not a pod) and containerd, the container runtime it
 //! drives over CRI. Both run on every node, the control-plane node included.
 
+pub mod curl;
 pub mod kubelet;
+pub mod listeners;
 pub mod runtime;
 
 pub use kubelet::{Kubelet, KubeletConfig};

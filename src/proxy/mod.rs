@@ -29,7 +29,7 @@ use std::sync::Arc;
 use crate::api::{Credentials, Kind, Object};
 use crate::client::informer::{Change, Informer};
 use crate::client::{ApiConn, Incoming};
-use crate::sim::{ComponentId, Ctx, Payload, SimTime};
+use crate::sim::{ComponentId, Ctx, Payload, Rng, SimTime};
 
 use packet::RecentLists;
 use rules::{NodeNet, Tables};
@@ -47,14 +47,16 @@ const SERVICES: usize = 0;
 const SLICES: usize = 1;
 const TIMER_SYNC: u64 = 1;
 
-/// What the node's kernel holds for kube-proxy: the service ports it last programmed (by Service) and the
-/// `recent` lists of session affinity. It is not process memory: it survives kube-proxy's stop and start.
-#[derive(Debug, Clone, Default)]
+/// What the node's kernel holds for kube-proxy: the service ports it last programmed (by Service), the
+/// `recent` lists of session affinity and the kernel's random stream (`statistic`). It is not process
+/// memory: it survives kube-proxy's stop and start.
+#[derive(Debug, Clone)]
 pub struct Programmed {
     pub services: BTreeMap<String, Arc<Vec<PortEntry>>>,
     /// When the tables were last written; None before the first sync.
     pub at: Option<SimTime>,
     pub recent: RecentLists,
+    pub rng: Rng,
 }
 
 impl Programmed {
@@ -80,7 +82,8 @@ pub struct KubeProxy {
 }
 
 impl KubeProxy {
-    pub fn new(server: ComponentId, net: NodeNet) -> KubeProxy {
+    /// kube-proxy for the node `net` describes; `kernel_rng` is the node kernel's random stream.
+    pub fn new(server: ComponentId, net: NodeNet, kernel_rng: Rng) -> KubeProxy {
         let credentials = Credentials::Token(TOKEN.into());
         let mut conn = ApiConn::new(server, credentials.clone());
         conn.add_informer(Informer::new(Kind::Service, credentials.clone()).with_label_selector(LABEL_SELECTOR));
@@ -94,7 +97,7 @@ impl KubeProxy {
             sync_armed: false,
             last_sync: None,
             syncs: 0,
-            programmed: Programmed::default(),
+            programmed: Programmed { services: BTreeMap::new(), at: None, recent: RecentLists::new(), rng: kernel_rng },
         }
     }
 
