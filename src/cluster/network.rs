@@ -323,35 +323,26 @@ impl Cluster {
             mark: 0,
             dnatted: false,
         };
-        match self.traverse(from, Hook::Output, &mut packet, rules) {
-            Verdict::Reject => return (Reach::Refused, 0),
-            Verdict::Drop => return (Reach::Dropped, 0),
-            Verdict::Accept => {}
-        }
-        if self.is_local(from, packet.dst) {
-            return (self.deliver(from, &packet), 0);
-        }
-        let Some(next) = self.owner(packet.dst) else { return (Reach::Dropped, 0) };
-        if self.powered_off(next) {
-            return (Reach::Dropped, 1);
-        }
-        if next == from || packet.dst != Cluster::node_addr(next) {
-            let hops = u64::from(next != from);
-            return (self.deliver(next, &packet), hops);
-        }
-        // A node address: that node's PREROUTING rules (NodePorts) may send it on.
-        packet.mark = 0;
-        match self.traverse(next, Hook::Prerouting, &mut packet, rules) {
-            Verdict::Reject => return (Reach::Refused, 1),
-            Verdict::Drop => return (Reach::Dropped, 1),
-            Verdict::Accept => {}
-        }
-        if self.is_local(next, packet.dst) {
-            return (self.deliver(next, &packet), 1);
-        }
-        match self.owner(packet.dst) {
-            Some(last) if !self.powered_off(last) => (self.deliver(last, &packet), 1 + u64::from(last != next)),
-            _ => (Reach::Dropped, 1),
+        let (mut at, mut hook, mut hops) = (from, Hook::Output, 0);
+        loop {
+            match self.traverse(at, hook, &mut packet, rules) {
+                Verdict::Reject => return (Reach::Refused, hops),
+                Verdict::Drop => return (Reach::Dropped, hops),
+                Verdict::Accept => {}
+            }
+            if self.is_local(at, packet.dst) {
+                return (self.deliver(at, &packet), hops);
+            }
+            let Some(next) = self.owner(packet.dst).filter(|n| !self.powered_off(*n)) else {
+                return (Reach::Dropped, hops);
+            };
+            hops += u64::from(next != at);
+            // Another node's address goes through that node's PREROUTING rules (NodePorts), once.
+            if hook == Hook::Prerouting || next == at || packet.dst != Cluster::node_addr(next) {
+                return (self.deliver(next, &packet), hops);
+            }
+            (at, hook) = (next, Hook::Prerouting);
+            packet.mark = 0;
         }
     }
 

@@ -506,6 +506,37 @@ mod tests {
     }
 
     #[test]
+    fn a_load_balancer_with_source_ranges_and_local_policy_gets_fw_ext_and_svl_chains() {
+        let mut e = entry("default/web:http", 80, &[("10.244.1.2", true, "node01"), ("10.244.2.2", true, "node02")]);
+        e.port.node_port = 30080;
+        e.port.load_balancer_ips = vec![Ipv4Addr::new(203, 0, 113, 7)];
+        e.port.load_balancer_source_ranges = vec![Cidr::parse("198.51.100.0/24").unwrap()];
+        e.port.external_local = true;
+        let node02 = NodeNet { node: "node02".into(), ..node01() };
+        let t = build([&e], &node02);
+        let services = &t.nat.chain("KUBE-SERVICES").unwrap().rules;
+        let lb =
+            services.iter().find(|r| r.matches.contains(&Match::Comment("default/web:http loadbalancer IP".into())));
+        assert_eq!(lb.unwrap().target, Target::Jump(e.port.fw_chain()));
+        let fw = &t.nat.chain(&e.port.fw_chain()).unwrap().rules;
+        assert_eq!(fw[0].target, Target::Jump(e.port.ext_chain()));
+        assert_eq!(fw.last().unwrap().target, Target::Nothing);
+        // Local policy: pod and node traffic short-circuits to the cluster chain, the rest goes to SVL.
+        let ext = &t.nat.chain(&e.port.ext_chain()).unwrap().rules;
+        assert_eq!(ext[0].target, Target::Jump(e.port.svc_chain()));
+        assert_eq!(ext.last().unwrap().target, Target::Jump(e.port.svl_chain()));
+        let svl = &t.nat.chain(&e.port.svl_chain()).unwrap().rules;
+        assert_eq!(svl.len(), 1, "only node02's own endpoint");
+        let firewall = &t.filter.chain("KUBE-PROXY-FIREWALL").unwrap().rules;
+        assert_eq!(firewall[0].target, Target::Drop);
+        // A node without a local endpoint drops external traffic in the filter table.
+        let node03 = NodeNet { node: "node03".into(), ..node01() };
+        let t = build([&e], &node03);
+        let external = &t.filter.chain("KUBE-EXTERNAL-SERVICES").unwrap().rules;
+        assert!(external.iter().all(|r| r.target == Target::Drop) && external.len() == 2);
+    }
+
+    #[test]
     fn large_clusters_drop_the_endpoint_comments() {
         let eps: Vec<(String, bool, &str)> =
             (0..1001).map(|i| (format!("10.244.{}.{}", i / 250, i % 250 + 2), true, "node01")).collect();
