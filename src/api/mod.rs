@@ -13,7 +13,9 @@ pub mod selector;
 pub mod status;
 
 pub use kinds::{lookup, lookup_kind, lookup_resource, Kind, Object, ResourceInfo, RESOURCES};
-pub use request::{ApiRequest, ApiResponse, Credentials, Params, PatchBody, Verb, WatchEvent, WatchEventType};
+pub use request::{
+    ApiRequest, ApiResponse, Credentials, ExecEnd, ExecResult, Params, PatchBody, Verb, WatchEvent, WatchEventType,
+};
 pub use status::{Cause, Reason, Status};
 
 pub use k8s_openapi::api;

@@ -75,9 +75,17 @@ pub struct Params {
     /// Delete: `Background`, `Foreground` or `Orphan`.
     pub propagation_policy: Option<String>,
     pub grace_period_seconds: Option<i64>,
-    /// Logs: container name, tail lines.
+    /// Logs and exec: the container (empty: the pod's only one).
     pub container: Option<String>,
+    /// Logs: `tailLines`, `previous`, `timestamps`, `follow`.
     pub tail_lines: Option<i64>,
+    pub previous: bool,
+    pub timestamps: bool,
+    pub follow: bool,
+    /// Exec: the `command` parameters, the streams asked for, and what is written to stdin.
+    pub command: Vec<String>,
+    pub tty: bool,
+    pub stdin: Option<String>,
 }
 
 /// The body of a PATCH request.
@@ -87,6 +95,8 @@ pub enum PatchBody {
     Merge(serde_json::Value),
     /// Strategic merge patch: like a merge patch, but lists with a merge key (containers by `name`, …) merge by key.
     Strategic(serde_json::Value),
+    /// RFC 6902 JSON patch: a list of operations (`add`, `remove`, `replace`, `move`, `copy`, `test`).
+    Json(serde_json::Value),
 }
 
 /// One REST request to kube-apiserver.
@@ -224,7 +234,31 @@ pub enum ApiResponse {
     },
     /// Plain text (logs).
     Text(String),
+    /// An exec stream that was set up and ran to its end.
+    Exec(ExecResult),
     Error(Status),
+}
+
+/// What an exec stream carried: its output and how it ended (the remotecommand error channel).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ExecResult {
+    pub stdout: String,
+    pub stderr: String,
+    pub end: ExecEnd,
+}
+
+/// How an exec stream ended.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ExecEnd {
+    /// The command exited 0.
+    #[default]
+    Success,
+    /// The command exited with this code (status reason `NonZeroExitCode`).
+    ExitCode(i32),
+    /// The error channel carried this failure (e.g. the runtime could not start the command).
+    Failure(String),
+    /// The connection was never upgraded: the kubelet answered with this plain-text error.
+    NotUpgraded(String),
 }
 
 impl ApiResponse {

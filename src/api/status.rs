@@ -181,6 +181,12 @@ impl Status {
         s
     }
 
+    /// 422 for a request the server could not process (`NewGenericServerResponse`): the cause is not passed
+    /// on, so kubectl can only say `The request is invalid` (a JSON patch that does not apply).
+    pub fn unprocessable() -> Status {
+        Status::new(422, Reason::Invalid, "the server rejected our request due to an error in our request")
+    }
+
     pub fn bad_request(message: impl Into<String>) -> Status {
         Status::new(400, Reason::BadRequest, message)
     }
@@ -220,6 +226,9 @@ impl Status {
         match self.reason {
             Reason::Unauthorized => format!("error: You must be logged in to the server ({})", self.message),
             Reason::Invalid if !self.causes.is_empty() => self.invalid_lines(),
+            // kubectl's checkErr: an Invalid status without causes names what is invalid, not why.
+            Reason::Invalid if self.kind.is_empty() && self.name.is_empty() => "The request is invalid".into(),
+            Reason::Invalid => format!("The {} {:?} is invalid", self.kind, self.name),
             Reason::Unknown => format!("Error from server: {}", self.message),
             reason => format!("Error from server ({}): {}", reason.as_str(), self.message),
         }
@@ -299,6 +308,12 @@ mod tests {
             two.kubectl_line(),
             "The Pod \"p\" is invalid: \n* spec.containers[0].image: Required value\n* spec.containers[0].name: Required value"
         );
+    }
+
+    #[test]
+    fn an_invalid_status_without_causes_says_only_that_the_request_is_invalid() {
+        assert_eq!(Status::unprocessable().kubectl_line(), "The request is invalid");
+        assert_eq!(Status::unprocessable().code, 422);
     }
 
     #[test]

@@ -21,6 +21,8 @@ pub enum Stage {
     ValidatingAdmission,
     /// The read or write in etcd (or, for `resourceVersion=0` reads and watches, the watch cache).
     Storage,
+    /// The request proxied to the pod's kubelet (`pods/log`, `pods/exec`).
+    Kubelet,
 }
 
 impl Stage {
@@ -33,6 +35,7 @@ impl Stage {
             Stage::Validation => "validation",
             Stage::ValidatingAdmission => "validating admission",
             Stage::Storage => "etcd",
+            Stage::Kubelet => "kubelet",
         }
     }
 }

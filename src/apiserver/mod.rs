@@ -14,6 +14,8 @@ pub mod cache;
 pub mod cel;
 pub mod defaults;
 pub mod eviction;
+pub mod json_patch;
+mod proxy;
 pub mod registry;
 pub mod review;
 pub mod validation;
@@ -91,6 +93,12 @@ enum Pending {
         request_id: u64,
         req: Box<ApiRequest>,
     },
+    /// `pods/log` or `pods/exec` reading its pod before proxying to the kubelet.
+    ProxyPod {
+        client: ComponentId,
+        request_id: u64,
+        req: Box<ApiRequest>,
+    },
 }
 
 /// A consistent list waiting for the watch cache to reach `revision`.
@@ -126,6 +134,11 @@ pub struct ApiServer {
     next_park_id: u64,
     /// Where ClusterIPs come from (10.96.0.0/12 by default) and where `kubernetes` sits (first address).
     pub service_cidr_base: [u8; 4],
+    /// The network towards the nodes: a node address → the kubelet listening there.
+    kubelet_addresses: BTreeMap<String, ComponentId>,
+    /// Requests proxied to kubelets, by the id of the request to the kubelet.
+    proxied: BTreeMap<u64, proxy::Proxied>,
+    next_kubelet_id: u64,
 }
 
 impl ApiServer {
@@ -150,6 +163,9 @@ impl ApiServer {
             parked_lists: BTreeMap::new(),
             next_park_id: 1,
             service_cidr_base: [10, 96, 0, 0],
+            kubelet_addresses: BTreeMap::new(),
+            proxied: BTreeMap::new(),
+            next_kubelet_id: 1,
         }
     }
 
@@ -209,6 +225,7 @@ impl ApiServer {
             }
             ApiResponse::List { resource_version, .. } => (200, Some(*resource_version)),
             ApiResponse::WatchStarted { .. } | ApiResponse::Text(_) => (200, None),
+            ApiResponse::Exec(_) => (101, None),
         };
         if let Some(verb) = past_authz {
             let failed = response.status().map(|s| (failed_stage(verb, s), s.message.clone()));
@@ -245,6 +262,7 @@ impl ApiServer {
         self.held.clear();
         self.pending.clear();
         self.parked_lists.clear();
+        self.proxied.clear();
         self.relist(ctx);
         ctx.timer(COMPACTION_INTERVAL_MS, TIMER_COMPACT);
         ctx.timer(BOOKMARK_INTERVAL_MS, TIMER_BOOKMARK);
@@ -329,10 +347,12 @@ impl ApiServer {
                 self.relist(ctx)
             }
             Payload::ConnectionRefused { request_id } => self.retry_elsewhere(ctx, request_id),
+            Payload::Kubelet(m) => self.on_kubelet(ctx, *m),
             Payload::Disconnected { peer, .. } => {
                 if self.etcd.contains(&peer) {
                     self.fail_over(ctx);
                 } else {
+                    self.kubelet_gone(ctx, peer);
                     self.cache.remove_client(peer);
                     self.log.drop_client(peer);
                 }
@@ -390,7 +410,9 @@ impl ApiServer {
     fn fail_pending(&mut self, ctx: &mut Ctx, pending: Pending, status: Status) {
         match pending {
             Pending::InitialList => {}
-            Pending::Read { client, request_id, .. } | Pending::ConsistentList { client, request_id, .. } => {
+            Pending::Read { client, request_id, .. }
+            | Pending::ConsistentList { client, request_id, .. }
+            | Pending::ProxyPod { client, request_id, .. } => {
                 self.respond(ctx, client, request_id, ApiResponse::Error(status))
             }
             Pending::Write { op, .. } | Pending::NamespaceLookup { op } => {
@@ -485,6 +507,9 @@ impl ApiServer {
         if review::is_review(&req) {
             let response = review::answer(&user, &req, &self.cache);
             return self.respond(ctx, client, request_id, response);
+        }
+        if proxy::is_proxied(&req) {
+            return self.proxy_start(ctx, client, request_id, req);
         }
         match req.verb {
             Verb::Get | Verb::List => self.read(ctx, client, request_id, req),
@@ -664,6 +689,9 @@ impl ApiServer {
                 };
                 self.respond_warned(ctx, op.client, op.request_id, response, op.warnings)
             }
+            Ok((txn, Some(current), _)) if txn == Txn::default() => {
+                self.respond_warned(ctx, op.client, op.request_id, ApiResponse::Object(current), op.warnings)
+            }
             Ok((txn, written, _)) => self.send_etcd(ctx, Pending::Write { op: Box::new(op), written }, txn),
             Err(status) if is_namespace_miss(&status, &op) => {
                 let ns = op.req.namespace.clone().unwrap_or_default();
@@ -801,6 +829,10 @@ impl ApiServer {
                         Some(Arc::new(new)),
                         true,
                     ));
+                }
+                if unchanged(&current, &mut new) {
+                    // GuaranteedUpdate writes nothing when the object did not change: same revision, no event.
+                    return Ok((Txn::default(), Some(current), false));
                 }
                 Ok(self.guarded_put(&current, new))
             }
@@ -1038,6 +1070,10 @@ impl ApiServer {
                     ctx.send(self.etcd_endpoint(), Payload::Etcd(EtcdMessage::WatchProgress { watch_id }));
                 }
             }
+            Pending::ProxyPod { client, request_id, req } => {
+                let pod = range_kvs(&response).first().map(registry::from_storage);
+                self.proxy_pod_read(ctx, client, request_id, &req, pod);
+            }
             Pending::NamespaceLookup { mut op } => {
                 let ns = op.req.namespace.clone().unwrap_or_default();
                 let found = range_kvs(&response);
@@ -1125,6 +1161,15 @@ impl ApiServer {
     pub fn id(&self) -> ComponentId {
         self.me
     }
+}
+
+/// Whether an update leaves the object as it is (compared with the current resourceVersion).
+fn unchanged(current: &Object, new: &mut Object) -> bool {
+    let wanted = new.meta().resource_version.clone();
+    new.meta_mut().resource_version = current.meta().resource_version.clone();
+    let same = *new == *current;
+    new.meta_mut().resource_version = wanted;
+    same
 }
 
 fn is_namespace_miss(status: &Status, op: &WriteOp) -> bool {

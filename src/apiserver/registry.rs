@@ -275,12 +275,29 @@ mod status {
     }
 }
 
-/// Applies a merge or strategic merge patch to the current object's JSON.
+/// Applies a merge, strategic merge or JSON patch to the current object's JSON.
 pub fn apply_patch(current: &Object, patch: &PatchBody) -> Result<Object, Status> {
     let mut doc = current.to_json();
     match patch {
+        PatchBody::Merge(p) if !p.is_object() => return Err(Status::bad_request("Invalid JSON Patch")),
+        PatchBody::Strategic(p) if !p.is_object() => {
+            let kind = match p {
+                Value::Array(_) => "array",
+                Value::String(_) => "string",
+                Value::Number(_) => "number",
+                Value::Bool(_) => "bool",
+                _ => "null",
+            };
+            return Err(Status::bad_request(format!(
+                "json: cannot unmarshal {kind} into Go value of type map[string]interface {{}}"
+            )));
+        }
         PatchBody::Merge(p) => merge_patch(&mut doc, p, false),
         PatchBody::Strategic(p) => merge_patch(&mut doc, p, true),
+        PatchBody::Json(p) => {
+            super::json_patch::decode(p).map_err(Status::bad_request)?;
+            super::json_patch::apply(&mut doc, p).map_err(|_| Status::unprocessable())?;
+        }
     }
     crate::api::manifest::decode_strict(&doc)
 }
@@ -291,7 +308,18 @@ pub fn apply_scale(current: &Object, patch: &PatchBody) -> Result<Object, Status
     if !matches!(current.kind(), Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet) {
         return Err(Status::no_such_resource());
     }
-    let (PatchBody::Merge(p) | PatchBody::Strategic(p)) = patch;
+    let scale;
+    let p = match patch {
+        PatchBody::Merge(p) | PatchBody::Strategic(p) => p,
+        PatchBody::Json(ops) => {
+            // A JSON patch works on the Scale object itself.
+            let mut doc = serde_json::json!({"spec": {"replicas": current.to_json()["spec"]["replicas"].clone()}});
+            super::json_patch::decode(ops).map_err(Status::bad_request)?;
+            super::json_patch::apply(&mut doc, ops).map_err(|_| Status::unprocessable())?;
+            scale = doc;
+            &scale
+        }
+    };
     let replicas = match p.pointer("/spec/replicas") {
         None => return apply_patch(current, &PatchBody::Merge(Value::Object(Default::default()))),
         Some(v) => v.as_i64().ok_or_else(|| Status::bad_request("spec.replicas must be an integer"))?,

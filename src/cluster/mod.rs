@@ -209,6 +209,9 @@ impl Cluster {
                 bootstrap::proxy_net(name, index, total),
                 c.rngs[proxy.0 as usize].fork("netfilter"),
             )));
+            if let Component::ApiServer(a) = &mut c.components[c.apiserver.0 as usize] {
+                a.add_kubelet_address(&cfg.node_ip, kubelet);
+            }
             c.components[kubelet.0 as usize] = Component::Kubelet(Box::new(Kubelet::new(c.apiserver, containerd, cfg)));
         }
         let dns = c.reserve("coredns", "addon", None);
@@ -683,6 +686,7 @@ fn message_class(p: &Payload) -> &'static str {
         Payload::WatchEvent { .. } => "watch",
         Payload::Etcd(_) => "etcd",
         Payload::Cri(_) => "cri",
+        Payload::Kubelet(_) => "kubelet",
         Payload::ConnectionRefused { .. } | Payload::Disconnected { .. } => "network",
     }
 }

@@ -13,7 +13,7 @@ use super::{kind_name, Context, Failure};
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 /// The manifests named by `-f` (only `-` is available in the simulation: the editor or a scenario step).
-fn documents(ctx: &Context, verb: &str) -> Result<(Vec<Document>, String), Failure> {
+pub(super) fn documents(ctx: &Context, verb: &str) -> Result<(Vec<Document>, String), Failure> {
     let file =
         ctx.args.get(&["f", "filename"]).ok_or_else(|| Failure("error: must specify one of -f and -k".into()))?;
     let (source, text) = match (file, &ctx.stdin) {
@@ -28,7 +28,7 @@ fn documents(ctx: &Context, verb: &str) -> Result<(Vec<Document>, String), Failu
     Ok((docs, source))
 }
 
-fn info_for(doc: &Value, source: &str, ns: &str) -> Result<&'static ResourceInfo, Failure> {
+pub(super) fn info_for(doc: &Value, source: &str, ns: &str) -> Result<&'static ResourceInfo, Failure> {
     let api_version = doc["apiVersion"].as_str().unwrap_or("");
     let kind = doc["kind"].as_str().unwrap_or("");
     lookup_kind(api_version, kind).ok_or_else(|| {

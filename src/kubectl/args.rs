@@ -111,8 +111,37 @@ pub struct Args {
     pub dash: Option<usize>,
 }
 
+/// The verb of a command line: its first word that is neither a flag nor the value of one.
+pub fn verb_of(words: &[String]) -> Option<&str> {
+    let mut i = 0;
+    while i < words.len() {
+        let w = &words[i];
+        if w == "--" {
+            return None;
+        }
+        if let Some(flag) = w.strip_prefix('-') {
+            let name = flag.trim_start_matches('-');
+            let takes_value = !name.contains('=')
+                && !BOOL_FLAGS.contains(&name)
+                && !OPTIONAL_VALUE_FLAGS.iter().any(|(n, _)| *n == name)
+                && (flag.starts_with('-') || name.len() == 1);
+            i += if takes_value { 2 } else { 1 };
+            continue;
+        }
+        return Some(w);
+    }
+    None
+}
+
 impl Args {
     pub fn parse(words: &[String]) -> Result<Args, String> {
+        Args::parse_with(words, &[])
+    }
+
+    /// Parses with `bools` as flags that take no value besides the common ones (a verb's own, such as
+    /// `logs -f` and `-p`); a cluster of one-letter boolean flags (`-it`) sets each of them.
+    pub fn parse_with(words: &[String], bools: &[&str]) -> Result<Args, String> {
+        let is_bool = |n: &str| BOOL_FLAGS.contains(&n) || bools.contains(&n);
         let mut args = Args::default();
         let mut i = 0;
         while i < words.len() {
@@ -131,6 +160,13 @@ impl Args {
                 w.strip_prefix('-').filter(|s| !s.is_empty() && !s.starts_with(|c: char| c.is_ascii_digit()))
             {
                 let (n, rest) = short.split_at(1);
+                if is_bool(n) && !rest.is_empty() && rest.chars().all(|c| is_bool(&c.to_string())) {
+                    for c in short.chars() {
+                        args.flags.entry(c.to_string()).or_default().push("true".into());
+                    }
+                    i += 1;
+                    continue;
+                }
                 let v = rest.strip_prefix('=').unwrap_or(rest);
                 Some((n.to_string(), (!v.is_empty()).then(|| v.to_string())))
             } else {
@@ -139,9 +175,7 @@ impl Args {
             match name_value {
                 None => args.positional.push(w.clone()),
                 Some((name, Some(v))) => args.flags.entry(name).or_default().push(v),
-                Some((name, None)) if BOOL_FLAGS.contains(&name.as_str()) => {
-                    args.flags.entry(name).or_default().push("true".into())
-                }
+                Some((name, None)) if is_bool(&name) => args.flags.entry(name).or_default().push("true".into()),
                 Some((name, None)) if OPTIONAL_VALUE_FLAGS.iter().any(|(n, _)| *n == name) => {
                     let default = OPTIONAL_VALUE_FLAGS.iter().find(|(n, _)| *n == name).map_or("", |(_, d)| *d);
                     args.flags.entry(name).or_default().push(default.to_string())
@@ -226,6 +260,20 @@ mod tests {
         let b = Args::parse(&split_words("run x --image=busybox").unwrap()).unwrap();
         assert!(b.after_dash().is_empty());
         assert_eq!(b.operands(1), ["x"]);
+    }
+
+    #[test]
+    fn a_verbs_own_boolean_flags_take_no_value_and_clusters_set_each() {
+        let w = split_words("-n dev logs -f web -c app --tail 3").unwrap();
+        assert_eq!(verb_of(&w), Some("logs"));
+        let a = Args::parse_with(&w, &["f"]).unwrap();
+        assert_eq!(a.positional, ["logs", "web"]);
+        assert!(a.has(&["f"]));
+        assert_eq!(a.get(&["c"]), Some("app"));
+        let b = Args::parse(&split_words("exec -it web -- sh").unwrap()).unwrap();
+        assert!(b.has(&["i"]) && b.has(&["t"]));
+        assert_eq!(b.after_dash(), ["sh"]);
+        assert_eq!(verb_of(&split_words("--as=jane -A get pods").unwrap()), Some("get"));
     }
 
     #[test]

@@ -12,18 +12,24 @@ pub mod delete;
 pub mod describe;
 pub mod drain;
 pub mod events;
+pub mod exec;
 pub mod explain;
 pub mod expose;
 pub mod get;
 pub mod info;
 pub mod kubeconfig;
 pub mod label;
+pub mod logs;
 pub mod node;
+pub mod patch;
 pub mod printers;
+pub mod replace;
 pub mod rollout;
 pub mod run;
 pub mod scale;
 pub mod set;
+pub mod top;
+pub mod wait;
 pub mod watch;
 
 use std::sync::Arc;
@@ -83,7 +89,11 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
         Some("kubectl" | "k") => words[1..].to_vec(),
         _ => words,
     };
-    let args = match Args::parse(&words) {
+    let bools: &[&str] = match args::verb_of(&words) {
+        Some("logs") => logs::BOOL_FLAGS,
+        _ => &[],
+    };
+    let args = match Args::parse_with(&words, bools) {
         Ok(a) => a,
         Err(e) => return fail(&api, &format!("error: {e}")),
     };
@@ -97,6 +107,10 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
     let namespace = inv.kubeconfig.read().namespace();
     let ctx = Context { api, args, namespace, stdin: inv.stdin.clone(), kubeconfig: inv.kubeconfig.clone() };
     let verb = ctx.args.positional.first().cloned().unwrap_or_default();
+    if verb == "exec" {
+        // exec ends with the exit code of the command it ran.
+        return exec::exec(&ctx).await;
+    }
     let watching = ctx.args.has(&["w", "watch", "watch-only"]);
     let result = match verb.as_str() {
         "get" if watching => watch::watch(&ctx).await,
@@ -118,6 +132,12 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
         "cordon" => node::cordon(&ctx, true).await,
         "uncordon" => node::cordon(&ctx, false).await,
         "set" => set::set(&ctx).await,
+        "logs" => logs::logs(&ctx).await,
+        "top" => top::top(&ctx),
+        "patch" => patch::patch(&ctx).await,
+        "replace" => replace::replace(&ctx).await,
+        "edit" => replace::edit(&ctx),
+        "wait" => wait::wait(&ctx).await,
         "config" => config::config(&ctx),
         "auth" => auth::auth(&ctx).await,
         "explain" => explain::explain(&ctx),

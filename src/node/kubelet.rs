@@ -8,8 +8,12 @@
 //! Counterpart: `pkg/kubelet` (kubelet.go syncPod, kuberuntime_manager.go computePodActions,
 //! images/image_manager.go, nodestatus/setters.go, nodelease, status/status_manager.go, pod/mirror_client.go).
 //!
+//! Serves kube-apiserver on :10250 (container logs, exec): see [`server`].
+//!
 //! Simplified: no init containers, no probes other than a readinessProbe's initialDelaySeconds, one CRI
 //! call in flight per pod, the runtime counts as down as soon as a CRI call is refused.
+
+pub mod server;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -105,7 +109,12 @@ enum CriOp {
     Version,
     ListSandboxes,
     ListContainers,
-    Work { uid: String, step: Step },
+    Work {
+        uid: String,
+        step: Step,
+    },
+    /// A call made for a request to the kubelet's server.
+    Serve(Box<server::Served>),
 }
 
 #[derive(Debug, Clone)]
@@ -247,6 +256,7 @@ impl Kubelet {
     pub fn on_message(&mut self, ctx: &mut Ctx, from: ComponentId, payload: Payload) {
         match payload {
             Payload::Cri(m) => self.on_cri(ctx, *m),
+            Payload::Kubelet(m) => self.on_server_request(ctx, from, *m),
             Payload::Disconnected { peer, .. } if peer == self.runtime && from == self.runtime => {
                 self.runtime_down(ctx)
             }
@@ -637,10 +647,14 @@ impl Kubelet {
         self.runtime_up = false;
         let ops: Vec<CriOp> = std::mem::take(&mut self.cri_calls).into_values().collect();
         for op in ops {
-            if let CriOp::Work { uid, .. } = op {
-                if let Some(w) = self.workers.get_mut(&uid) {
-                    w.busy = false;
+            match op {
+                CriOp::Work { uid, .. } => {
+                    if let Some(w) = self.workers.get_mut(&uid) {
+                        w.busy = false;
+                    }
                 }
+                CriOp::Serve(s) => self.on_served(ctx, *s, Err(server::CRI_UNAVAILABLE.into())),
+                _ => {}
             }
         }
         if was_up && self.registered {
@@ -651,7 +665,9 @@ impl Kubelet {
     fn on_cri(&mut self, ctx: &mut Ctx, m: CriMessage) {
         match m {
             CriMessage::Refused { id } => {
-                self.cri_calls.remove(&id);
+                if let Some(CriOp::Serve(s)) = self.cri_calls.remove(&id) {
+                    self.on_served(ctx, *s, Err(server::CRI_UNAVAILABLE.into()));
+                }
                 self.runtime_down(ctx);
             }
             CriMessage::Exited { container } => {
@@ -706,6 +722,7 @@ impl Kubelet {
                         self.listed += 1;
                         self.sync_all(ctx);
                     }
+                    CriOp::Serve(s) => self.on_served(ctx, *s, result),
                     CriOp::Work { uid, step } => {
                         if let Some(w) = self.workers.get_mut(&uid) {
                             w.busy = false;
@@ -861,6 +878,7 @@ impl Kubelet {
             args: spec.and_then(|s| s.args.clone()).unwrap_or_default(),
             attempt,
             annotations: w.pod.metadata.annotations.clone().unwrap_or_default(),
+            env: server::container_env(&w.pod, container, w.ip.as_deref(), &self.cfg.node_ip),
         }
     }
 
@@ -928,6 +946,8 @@ impl Kubelet {
                 name: w.pod.metadata.name.clone().unwrap_or_default(),
                 namespace: w.pod.metadata.namespace.clone().unwrap_or_default(),
                 host_network: spec.host_network.unwrap_or(false),
+                hostname: server::sandbox_hostname(&w.pod, &self.cfg.node.name),
+                dns: server::sandbox_dns(&w.pod),
             };
             if w.start_time.is_none() {
                 if let Some(w) = self.workers.get_mut(uid) {

@@ -2,9 +2,12 @@
 //! drives over CRI. Both run on every node, the control-plane node included.
 
 pub mod curl;
+pub mod container_output;
+pub mod exec;
 pub mod kubelet;
 pub mod listeners;
 pub mod runtime;
 
+pub use kubelet::server::{KubeletCall, KubeletMessage, KubeletReply, LogOptions};
 pub use kubelet::{Kubelet, KubeletConfig};
 pub use runtime::Containerd;

@@ -15,6 +15,8 @@
 //!   every other image (nginx, httpd, redis, pause, etcd, …) runs until stopped.
 //! - Annotations on the pod: `kubeglass.dev/exit-after-seconds: "N"` and `kubeglass.dev/exit-code: "C"`
 //!   override the above for every container of the pod.
+//! - What containers print, and when, is in [`super::container_output`]; commands run with `ExecSync` are
+//!   simulated by [`super::exec`].
 //!
 //! Stopping: images that handle SIGTERM stop at once (exit 0); shell-like workloads (PID 1 ignores
 //! SIGTERM) are killed when the timeout ends (exit 137).
@@ -22,9 +24,13 @@
 //! with containerd's error text.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use crate::sim::rng::fnv1a64;
 use crate::sim::{ComponentId, Ctx, Payload, SimTime};
+
+use super::container_output::{self, LogLine, Output, Planned, Repeat};
+use super::exec::{DnsConfig, Env};
 
 /// A CRI call, its answer, or containerd's event stream.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,15 +56,47 @@ pub enum CriMessage {
 #[derive(Debug, Clone, PartialEq)]
 pub enum CriCall {
     Version,
-    ImageStatus { image: String },
-    PullImage { image: String },
-    RunPodSandbox { uid: String, name: String, namespace: String, host_network: bool },
-    CreateContainer { sandbox_id: String, spec: ContainerSpec },
-    StartContainer { id: String },
-    StopContainer { id: String, timeout_s: i64 },
-    RemovePodSandbox { id: String },
+    ImageStatus {
+        image: String,
+    },
+    PullImage {
+        image: String,
+    },
+    RunPodSandbox {
+        uid: String,
+        name: String,
+        namespace: String,
+        host_network: bool,
+        hostname: String,
+        dns: Option<Arc<DnsConfig>>,
+    },
+    CreateContainer {
+        sandbox_id: String,
+        spec: ContainerSpec,
+    },
+    StartContainer {
+        id: String,
+    },
+    StopContainer {
+        id: String,
+        timeout_s: i64,
+    },
+    RemovePodSandbox {
+        id: String,
+    },
     ListPodSandbox,
     ListContainers,
+    /// One container's status (the kubelet reads its log file from the path this names).
+    ContainerStatus {
+        id: String,
+    },
+    /// Runs a command in a running container and returns its output and exit code.
+    ExecSync {
+        id: String,
+        cmd: Vec<String>,
+        stdin: Option<String>,
+        tty: bool,
+    },
 }
 
 impl CriCall {
@@ -74,6 +112,8 @@ impl CriCall {
             CriCall::RemovePodSandbox { .. } => "RemovePodSandbox",
             CriCall::ListPodSandbox => "ListPodSandbox",
             CriCall::ListContainers => "ListContainers",
+            CriCall::ContainerStatus { .. } => "ContainerStatus",
+            CriCall::ExecSync { .. } => "ExecSync",
         }
     }
 }
@@ -92,6 +132,12 @@ pub enum CriReply {
     Done,
     Sandboxes(Vec<Sandbox>),
     Containers(Vec<Container>),
+    /// ExecSync's answer.
+    Exec {
+        stdout: String,
+        stderr: String,
+        exit_code: i32,
+    },
 }
 
 /// What the kubelet asks to run.
@@ -103,6 +149,8 @@ pub struct ContainerSpec {
     pub args: Vec<String>,
     pub attempt: u32,
     pub annotations: BTreeMap<String, String>,
+    /// The environment the kubelet gives the container.
+    pub env: Env,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -123,6 +171,10 @@ pub struct Sandbox {
     pub ip: String,
     pub ready: bool,
     pub created_at: SimTime,
+    pub hostname: String,
+    pub host_network: bool,
+    /// The DNS settings containerd writes into the sandbox's `/etc/resolv.conf`.
+    pub dns: Option<Arc<DnsConfig>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -146,8 +198,12 @@ pub struct Container {
     pub created_at: SimTime,
     pub started_at: Option<SimTime>,
     pub finished_at: Option<SimTime>,
-    pub logs: Vec<String>,
+    /// What it wrote so far (its log file).
+    pub logs: Vec<LogLine>,
+    pub env: Env,
     workload: Workload,
+    /// How many of the workload's output lines are in `logs`.
+    written: usize,
 }
 
 /// What a simulated process does once started.
@@ -157,7 +213,7 @@ pub struct Workload {
     pub ends: Option<(u64, i32)>,
     /// Whether SIGTERM stops it at once (false: killed after the timeout).
     pub handles_sigterm: bool,
-    pub logs: Vec<String>,
+    pub output: Output,
 }
 
 /// The pause image every sandbox runs.
@@ -166,6 +222,10 @@ pub const PAUSE_IMAGE: &str = "registry.k8s.io/pause:3.10";
 /// Timer tokens: a pull finishing (`PULL_BASE + n`), a container exiting (`EXIT_BASE + n`).
 const PULL_BASE: u64 = 1 << 40;
 const EXIT_BASE: u64 = 2 << 40;
+/// A container's next output line is due: `LOG_BASE + n`.
+const LOG_BASE: u64 = 3 << 40;
+/// Log lines kept per container (the kubelet rotates log files; older lines are gone).
+const MAX_LOG_LINES: usize = 5_000;
 
 /// The node's containerd.
 #[derive(Debug)]
@@ -187,6 +247,8 @@ pub struct Containerd {
     stops: BTreeMap<u64, (ComponentId, u64)>,
     /// Answers sent after a delay (failed pulls): token → (requester, request id, answer).
     delayed: BTreeMap<u64, Delayed>,
+    /// Output timers: token → container id.
+    log_timers: BTreeMap<u64, String>,
     next_timer: u64,
 }
 
@@ -208,6 +270,7 @@ impl Containerd {
             exits: BTreeMap::new(),
             stops: BTreeMap::new(),
             delayed: BTreeMap::new(),
+            log_timers: BTreeMap::new(),
             next_timer: 0,
         };
         for image in std::iter::once(&PAUSE_IMAGE).chain(preloaded) {
@@ -233,6 +296,12 @@ impl Containerd {
         self.exits.clear();
         for id in running {
             self.arm_exit(_ctx, &id);
+        }
+        self.log_timers.clear();
+        let writing: Vec<String> =
+            self.containers.values().filter(|c| c.state == ContainerState::Running).map(|c| c.id.clone()).collect();
+        for id in writing {
+            self.write_output(_ctx, &id);
         }
     }
 
@@ -275,7 +344,7 @@ impl Containerd {
                     return None;
                 }
             },
-            CriCall::RunPodSandbox { uid, name, namespace, host_network } => {
+            CriCall::RunPodSandbox { uid, name, namespace, host_network, hostname, dns } => {
                 let ip = if host_network {
                     self.node_ip.clone()
                 } else {
@@ -292,7 +361,18 @@ impl Containerd {
                     }
                 };
                 let sid = hex64(ctx);
-                let sandbox = Sandbox { id: sid.clone(), uid, name, namespace, ip, ready: true, created_at: ctx.now };
+                let sandbox = Sandbox {
+                    id: sid.clone(),
+                    uid,
+                    name,
+                    namespace,
+                    ip,
+                    ready: true,
+                    created_at: ctx.now,
+                    hostname,
+                    host_network,
+                    dns,
+                };
                 self.sandboxes.insert(sid, sandbox.clone());
                 Ok(CriReply::Sandbox(sandbox))
             }
@@ -306,6 +386,7 @@ impl Containerd {
                 };
                 let cid = hex64(ctx);
                 let workload = workload(&spec);
+                let env = spec.env.clone();
                 let c = Container {
                     id: cid.clone(),
                     sandbox_id,
@@ -320,7 +401,9 @@ impl Containerd {
                     started_at: None,
                     finished_at: None,
                     logs: Vec::new(),
+                    env,
                     workload,
+                    written: 0,
                 };
                 self.containers.insert(cid.clone(), c.clone());
                 Ok(CriReply::Container(c))
@@ -334,10 +417,10 @@ impl Containerd {
                 }
                 c.state = ContainerState::Running;
                 c.started_at = Some(ctx.now);
-                c.logs = c.workload.logs.clone();
-                let c = c.clone();
+                self.write_output(ctx, &cid);
+                let c = self.containers.get(&cid).cloned();
                 self.arm_exit(ctx, &cid);
-                Ok(CriReply::Container(c))
+                Ok(c.map_or(CriReply::Done, CriReply::Container))
             }
             CriCall::StopContainer { id: cid, timeout_s } => {
                 let Some(c) = self.containers.get(&cid) else { return Some(Ok(CriReply::Done)) };
@@ -377,6 +460,40 @@ impl Containerd {
             }
             CriCall::ListPodSandbox => Ok(CriReply::Sandboxes(self.sandboxes.values().cloned().collect())),
             CriCall::ListContainers => Ok(CriReply::Containers(self.containers.values().cloned().collect())),
+            CriCall::ContainerStatus { id: cid } => match self.containers.get(&cid) {
+                Some(c) => Ok(CriReply::Container(c.clone())),
+                None => Err(format!(
+                    "rpc error: code = NotFound desc = an error occurred when try to find container {cid:?}: not found"
+                )),
+            },
+            CriCall::ExecSync { id: cid, cmd, stdin, tty } => {
+                let Some(c) = self.containers.get(&cid) else {
+                    return Some(Err(format!(
+                        "rpc error: code = NotFound desc = an error occurred when try to find container {cid:?}: not found"
+                    )));
+                };
+                let sandbox = self.sandboxes.get(&c.sandbox_id);
+                let exec_id = hex64(ctx);
+                let run = super::exec::ExecRun {
+                    container: c,
+                    sandbox,
+                    cmd: &cmd,
+                    stdin: stdin.as_deref(),
+                    tty,
+                    now: ctx.now,
+                };
+                match super::exec::exec_sync(&run, &exec_id) {
+                    Ok(done) if done.after_ms > 0 => {
+                        let reply =
+                            CriReply::Exec { stdout: done.stdout, stderr: done.stderr, exit_code: done.exit_code };
+                        return self.later(ctx, from, id, Ok(reply), done.after_ms);
+                    }
+                    Ok(done) => {
+                        Ok(CriReply::Exec { stdout: done.stdout, stderr: done.stderr, exit_code: done.exit_code })
+                    }
+                    Err(e) => Err(e),
+                }
+            }
         })
     }
 
@@ -406,7 +523,33 @@ impl Containerd {
         ctx.timer(at - ctx.now.ms(), token);
     }
 
+    /// Appends the output lines that are due by now and sets a timer for the next one.
+    fn write_output(&mut self, ctx: &mut Ctx, cid: &str) {
+        let Some(c) = self.containers.get_mut(cid) else { return };
+        if c.state != ContainerState::Running {
+            return;
+        }
+        let started = c.started_at.unwrap_or(ctx.now);
+        while let Some((after, planned)) = c.workload.output.line(c.written) {
+            let at = started.plus_ms(after);
+            if at > ctx.now {
+                self.next_timer += 1;
+                let token = LOG_BASE + self.next_timer;
+                self.log_timers.insert(token, cid.to_string());
+                ctx.timer(at.since(ctx.now), token);
+                return;
+            }
+            c.logs.push(container_output::render(planned, at));
+            c.written += 1;
+            if c.logs.len() > MAX_LOG_LINES {
+                c.logs.drain(..c.logs.len() - MAX_LOG_LINES);
+            }
+        }
+    }
+
     fn finish(&mut self, ctx: &mut Ctx, cid: &str, code: i32, notify: bool) {
+        // Whatever it wrote up to its end is in its log.
+        self.write_output(ctx, cid);
         let Some(c) = self.containers.get_mut(cid) else { return };
         if c.state != ContainerState::Running {
             return;
@@ -430,6 +573,10 @@ impl Containerd {
                     result: Ok(CriReply::Pulled { image: img, pull_ms: ms }),
                 })),
             );
+            return;
+        }
+        if let Some(cid) = self.log_timers.remove(&token) {
+            self.write_output(ctx, &cid);
             return;
         }
         if let Some((from, id, result)) = self.delayed.remove(&token) {
@@ -594,12 +741,15 @@ pub fn workload(spec: &ContainerSpec) -> Workload {
         |k: &str| spec.annotations.get(&format!("kubeglass.dev/{k}")).and_then(|v| v.trim().parse::<i64>().ok());
     let argv: Vec<String> = spec.command.iter().chain(&spec.args).cloned().collect();
     let mut w = if argv.is_empty() {
-        let repo = repository(&normalize(&spec.image)).to_string();
+        let full = normalize(&spec.image);
+        let repo = repository(&full).to_string();
         let base = repo.rsplit('/').next().unwrap_or("");
         if ["busybox", "alpine", "ubuntu", "debian", "centos", "fedora", "bash"].contains(&base) {
-            Workload { ends: Some((0, 0)), handles_sigterm: false, logs: Vec::new() }
+            Workload { ends: Some((0, 0)), handles_sigterm: false, output: Output::default() }
         } else {
-            Workload { ends: None, handles_sigterm: true, logs: Vec::new() }
+            let tag = full.strip_prefix(repo.as_str()).unwrap_or("").trim_start_matches(':');
+            let output = container_output::image_output(&repo, tag).unwrap_or_default();
+            Workload { ends: None, handles_sigterm: true, output }
         }
     } else {
         run_argv(&argv)
@@ -607,6 +757,9 @@ pub fn workload(spec: &ContainerSpec) -> Workload {
     if let Some(secs) = annotation("exit-after-seconds") {
         let code = annotation("exit-code").unwrap_or(1) as i32;
         w.ends = Some(((secs.max(0) as u64).saturating_mul(1000), code));
+    }
+    if let Some(text) = spec.annotations.get(container_output::LOGS_ANNOTATION) {
+        w.output.prepend(container_output::annotation_lines(text));
     }
     w
 }
@@ -618,11 +771,11 @@ fn run_argv(argv: &[String]) -> Workload {
             let script = argv.get(i + 1).cloned().unwrap_or_default();
             return run_script(&script);
         }
-        return Workload { ends: Some((0, 0)), handles_sigterm: false, logs: Vec::new() };
+        return Workload { ends: Some((0, 0)), handles_sigterm: false, output: Output::default() };
     }
     if !["sleep", "true", "false", "echo", "exit", "date", "env", "printenv", "cat", "ls"].contains(&prog) {
         // A server binary (etcd, kube-apiserver, nginx, python app.py, …): runs until stopped.
-        return Workload { ends: None, handles_sigterm: true, logs: Vec::new() };
+        return Workload { ends: None, handles_sigterm: true, output: Output::default() };
     }
     run_script(&argv.iter().map(|a| shell_quote(a)).collect::<Vec<_>>().join(" "))
 }
@@ -635,36 +788,74 @@ fn shell_quote(a: &str) -> String {
     }
 }
 
-/// Walks a shell script's statements.
+/// Walks a shell script's statements; `while true; do …; done` repeats its body's output forever.
 fn run_script(script: &str) -> Workload {
     let mut ms: u64 = 0;
-    let mut logs = Vec::new();
-    let statements = script.split(['\n', ';']).flat_map(|s| s.split("&&")).flat_map(|s| s.split("||"));
-    for stmt in statements {
-        let words: Vec<&str> = stmt.split_whitespace().collect();
-        let Some(first) = words.first().map(|w| w.rsplit('/').next().unwrap_or(w)) else { continue };
-        match first {
-            "sleep" => match words.get(1).map(|w| w.trim_end_matches('s')) {
-                Some("infinity") => return forever(logs),
-                Some(n) => ms = ms.saturating_add(n.parse::<f64>().map(|f| (f.max(0.0) * 1000.0) as u64).unwrap_or(0)),
-                None => {}
-            },
-            "exit" => {
-                let code = words.get(1).and_then(|c| c.parse::<i32>().ok()).unwrap_or(0);
-                return Workload { ends: Some((ms, code)), handles_sigterm: false, logs };
+    let mut out = Output::default();
+    let statements: Vec<&str> =
+        script.split(['\n', ';']).flat_map(|s| s.split("&&")).flat_map(|s| s.split("||")).collect();
+    let mut i = 0;
+    while i < statements.len() {
+        let words: Vec<&str> = statements[i].split_whitespace().collect();
+        i += 1;
+        if words.first() == Some(&"while") {
+            let mut body = Vec::new();
+            while i < statements.len() && statements[i].split_whitespace().next() != Some("done") {
+                let t = statements[i].trim();
+                body.push(t.strip_prefix("do ").unwrap_or(if t == "do" { "" } else { t }));
+                i += 1;
             }
-            "false" => return Workload { ends: Some((ms, 1)), handles_sigterm: false, logs },
-            "echo" => logs.push(words[1..].join(" ").trim_matches(['"', '\'']).to_string()),
-            "while" | "tail" | "nginx" | "httpd" | "redis-server" => return forever(logs),
-            "true" | "date" | "env" | "printenv" | "cat" | "ls" | "done" | "do" => {}
-            _ => {}
+            let mut pass_ms = 0;
+            let mut lines = Vec::new();
+            for stmt in body {
+                let words: Vec<&str> = stmt.split_whitespace().collect();
+                if let Step::End(_) = step(&words, &mut pass_ms, &mut lines) {
+                    break;
+                }
+            }
+            out.repeat = Some(Repeat { from_ms: ms, period_ms: pass_ms, lines });
+            return forever(out);
+        }
+        match step(&words, &mut ms, &mut out.once) {
+            Step::Next => {}
+            Step::End(code) => return Workload { ends: Some((ms, code)), handles_sigterm: false, output: out },
+            Step::Forever => return forever(out),
         }
     }
-    Workload { ends: Some((ms, 0)), handles_sigterm: false, logs }
+    Workload { ends: Some((ms, 0)), handles_sigterm: false, output: out }
 }
 
-fn forever(logs: Vec<String>) -> Workload {
-    Workload { ends: None, handles_sigterm: false, logs }
+/// What one statement of a script does to the process.
+enum Step {
+    Next,
+    End(i32),
+    Forever,
+}
+
+fn step(words: &[&str], ms: &mut u64, lines: &mut Vec<Planned>) -> Step {
+    let Some(first) = words.first().map(|w| w.rsplit('/').next().unwrap_or(w)) else { return Step::Next };
+    match first {
+        "sleep" => match words.get(1).map(|w| w.trim_end_matches('s')) {
+            Some("infinity") => return Step::Forever,
+            Some(n) => *ms = ms.saturating_add(n.parse::<f64>().map(|f| (f.max(0.0) * 1000.0) as u64).unwrap_or(0)),
+            None => {}
+        },
+        "exit" => return Step::End(words.get(1).and_then(|c| c.parse::<i32>().ok()).unwrap_or(0)),
+        "false" => return Step::End(1),
+        "echo" => lines.push(Planned::stdout(*ms, words[1..].join(" ").trim_matches(['"', '\'']))),
+        "date" => lines.push(Planned {
+            after_ms: *ms,
+            stream: container_output::Stream::Stdout,
+            text: container_output::Text::Date,
+        }),
+        "tail" | "nginx" | "httpd" | "redis-server" => return Step::Forever,
+        _ => {}
+    }
+    Step::Next
+}
+
+fn forever(output: Output) -> Workload {
+    Workload { ends: None, handles_sigterm: false, output }
 }
 
 #[cfg(test)]
@@ -725,7 +916,13 @@ mod tests {
         assert_eq!(workload(&spec("nginx:1.27", &[], &[])).ends, None);
         assert_eq!(workload(&spec("busybox", &[], &[])).ends, Some((0, 0)));
         assert_eq!(workload(&spec("registry.k8s.io/etcd:3.6.4-0", &["etcd", "--data-dir=/x"], &[])).ends, None);
-        assert_eq!(workload(&spec("busybox", &["sh", "-c", "echo hi; sleep 1"], &[])).logs, vec!["hi".to_string()]);
+        assert_eq!(
+            workload(&spec("busybox", &["sh", "-c", "echo hi; sleep 1"], &[])).output.once,
+            [Planned::stdout(0, "hi")]
+        );
+        let looping = workload(&spec("busybox", &["sh", "-c", "echo start; while true; do date; sleep 5; done"], &[]));
+        assert_eq!(looping.ends, None);
+        assert_eq!(looping.output.repeat.as_ref().map(|r| (r.period_ms, r.lines.len())), Some((5_000, 1)));
         let mut crashing = spec("nginx:1.27", &[], &[]);
         crashing.annotations.insert("kubeglass.dev/exit-after-seconds".into(), "30".into());
         assert_eq!(workload(&crashing).ends, Some((30_000, 1)));

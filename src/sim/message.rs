@@ -5,6 +5,7 @@ use super::{ChainId, ComponentId, SimTime};
 use crate::api::{ApiRequest, ApiResponse, WatchEvent};
 use crate::etcd::EtcdMessage;
 use crate::node::runtime::CriMessage;
+use crate::node::KubeletMessage;
 
 /// One message on the wire, with the times the UI animates between.
 #[derive(Debug)]
@@ -39,6 +40,8 @@ pub enum Payload {
     Etcd(EtcdMessage),
     /// The kubelet and its node's containerd (CRI over the local socket).
     Cri(Box<crate::node::runtime::CriMessage>),
+    /// kube-apiserver and a kubelet's HTTPS server on :10250 (container logs, exec).
+    Kubelet(Box<KubeletMessage>),
     /// The receiver was not listening: the request with this id fails at once (TCP RST on connect).
     ConnectionRefused {
         request_id: u64,
@@ -60,6 +63,7 @@ impl Payload {
                 ApiResponse::Error(s) => format!("{} {}", s.code, s.reason.as_str()),
                 ApiResponse::List { items, .. } => format!("200 OK ({} items)", items.len()),
                 ApiResponse::WatchStarted { .. } => "200 OK (watching)".into(),
+                ApiResponse::Exec(_) => "101 Switching Protocols".into(),
                 ApiResponse::Object(_) | ApiResponse::Text(_) => "200 OK".into(),
             },
             Payload::WatchEvent { event, .. } => {
@@ -74,6 +78,7 @@ impl Payload {
                 CriMessage::Exited { .. } => "container exited".into(),
                 CriMessage::Refused { .. } => "connection refused".into(),
             },
+            Payload::Kubelet(m) => m.label(),
             Payload::ConnectionRefused { .. } => "connection refused".into(),
             Payload::Disconnected { .. } => "connection reset".into(),
         }
@@ -99,6 +104,7 @@ impl Payload {
                 event.object.as_ref().map(|o| format!("{} {}", o.info().resource, o.ns_name()))
             }
             Payload::Etcd(m) => m.key().map(str::to_string),
+            Payload::Kubelet(m) => m.object_ref(),
             _ => None,
         }
     }
@@ -126,6 +132,12 @@ impl Payload {
                 CriMessage::Request { id, .. } => Some(Payload::Cri(Box::new(CriMessage::Refused { id: *id }))),
                 _ => None,
             },
+            Payload::Kubelet(m) => match m.as_ref() {
+                KubeletMessage::Request { id, .. } => {
+                    Some(Payload::Kubelet(Box::new(KubeletMessage::Refused { id: *id })))
+                }
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -134,5 +146,6 @@ impl Payload {
         matches!(self, Payload::ApiRequest { .. })
             || matches!(self, Payload::Cri(m) if matches!(m.as_ref(), CriMessage::Request { .. }))
             || matches!(self, Payload::Etcd(m) if m.request_id().is_some())
+            || matches!(self, Payload::Kubelet(m) if matches!(m.as_ref(), KubeletMessage::Request { .. }))
     }
 }

@@ -96,7 +96,7 @@ impl OutputFormat {
 
 /// `RelaxedJSONPathExpression`: `metadata.name`, `.metadata.name`, `{metadata.name}` and
 /// `{.metadata.name}` all become `{.metadata.name}`.
-fn relaxed_jsonpath(path: &str) -> Result<String, String> {
+pub(crate) fn relaxed_jsonpath(path: &str) -> Result<String, String> {
     if path.is_empty() {
         return Ok(String::new());
     }

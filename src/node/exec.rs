@@ -1,0 +1,822 @@
+//! Commands run inside a simulated container with CRI `ExecSync` (what `kubectl exec` ends up running):
+//! no process exists, so containerd answers from the container's image, environment and sandbox.
+//!
+//! - The image decides the userland: `busybox` and `alpine` images have busybox applets and its `ash`;
+//!   other Docker Hub images are Debian-like (coreutils, `dash` as `sh`, `bash`); images from
+//!   `registry.k8s.io` and distroless images have no shell and only their own binary.
+//! - Simulated commands: `echo`, `cat` of `/etc/hostname`, `/etc/hosts` (the kubelet-managed file) and
+//!   `/etc/resolv.conf` (from the sandbox's DNS settings), `hostname`, `env`/`printenv`, `ls /`, `pwd`,
+//!   `whoami`, `id`, `uname [-snrm]`, `date` (the simulated clock), `sleep N` (the exec takes that long),
+//!   `true`, `false`, and shells running `-c SCRIPT` or a script on stdin (`;`, `&&`, `||`, newlines,
+//!   quotes, `$VAR`, `exit N`, `> /dev/null`, `2>&1`).
+//! - An executable the image does not have fails with the OCI runtime's error; one it has but kubeglass
+//!   does not simulate (`curl`, `nslookup`, `ps`, …) says so on stderr and exits 126.
+//!
+//! Counterpart: containerd's `ExecSync`/`Exec` (`internal/cri/server/container_execsync.go`) with runc.
+
+use std::sync::Arc;
+
+use super::container_output;
+use super::runtime::{normalize, Container, Sandbox};
+use crate::sim::SimTime;
+
+/// The DNS settings of a sandbox (CRI `DNSConfig`), which containerd writes to its `/etc/resolv.conf`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DnsConfig {
+    pub servers: Vec<String>,
+    pub searches: Vec<String>,
+    pub options: Vec<String>,
+}
+
+/// A container's environment: its own variables in the order of its spec, and the service variables the
+/// kubelet adds (one list shared by every container).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Env {
+    pub own: Vec<(String, String)>,
+    pub services: Arc<Vec<(String, String)>>,
+}
+
+/// One ExecSync call.
+pub struct ExecRun<'a> {
+    pub container: &'a Container,
+    pub sandbox: Option<&'a Sandbox>,
+    pub cmd: &'a [String],
+    pub stdin: Option<&'a str>,
+    pub tty: bool,
+    pub now: SimTime,
+}
+
+/// What the command wrote, how it exited and how long it ran.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ExecDone {
+    pub stdout: String,
+    pub stderr: String,
+    pub exit_code: i32,
+    pub after_ms: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Userland {
+    Busybox,
+    Alpine,
+    Debian,
+    /// Distroless: only the image's own binaries.
+    Bare,
+}
+
+const SIMULATED: &[&str] = &[
+    "echo", "cat", "hostname", "env", "printenv", "ls", "pwd", "whoami", "id", "uname", "date", "sleep", "true",
+    "false",
+];
+
+const SHELLS: &[&str] = &["sh", "ash", "dash", "bash"];
+
+/// Tools a busybox image has besides the simulated ones.
+const BUSYBOX_TOOLS: &[&str] = &[
+    "sh", "ash", "wget", "nslookup", "ping", "ps", "top", "head", "tail", "grep", "sed", "awk", "wc", "mkdir", "rm",
+    "touch", "cp", "mv", "sort", "uniq", "tr", "cut", "nc", "netstat", "ip", "ifconfig", "vi", "df", "du", "free",
+    "kill", "ln", "chmod", "which", "seq", "printf", "test", "expr", "find", "xargs", "tee", "basename", "dirname",
+];
+
+/// Tools of a Debian-based image besides the simulated ones.
+const DEBIAN_TOOLS: &[&str] = &[
+    "sh", "dash", "bash", "head", "tail", "grep", "sed", "awk", "wc", "mkdir", "rm", "touch", "cp", "mv", "sort",
+    "uniq", "tr", "cut", "df", "du", "kill", "ln", "chmod", "which", "seq", "printf", "test", "expr", "find", "xargs",
+    "tee", "basename", "dirname", "apt", "apt-get", "dpkg",
+];
+
+/// Where executables are looked up.
+const PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+struct Image {
+    userland: Userland,
+    /// The repository's last path segment (`nginx`, `etcd`).
+    base: String,
+}
+
+impl Image {
+    fn of(image: &str) -> Image {
+        let full = normalize(image);
+        let no_tag = full.split('@').next().unwrap_or(&full);
+        let (repo, tag) = match no_tag.rfind(':') {
+            Some(i) if !no_tag[i..].contains('/') => (&no_tag[..i], &no_tag[i + 1..]),
+            _ => (no_tag, ""),
+        };
+        let base = repo.rsplit('/').next().unwrap_or(repo).to_string();
+        let userland = if base == "busybox" {
+            Userland::Busybox
+        } else if base == "alpine" || tag.contains("alpine") {
+            Userland::Alpine
+        } else if repo.starts_with("docker.io/") && !repo.contains("distroless") {
+            Userland::Debian
+        } else {
+            Userland::Bare
+        };
+        Image { userland, base }
+    }
+
+    /// Whether the image has an executable called `name`.
+    fn has(&self, name: &str) -> bool {
+        match self.userland {
+            Userland::Bare => self.own_binaries().contains(&name),
+            Userland::Busybox | Userland::Alpine => {
+                name != "bash" && (SIMULATED.contains(&name) || BUSYBOX_TOOLS.contains(&name))
+            }
+            Userland::Debian => {
+                SIMULATED.contains(&name) || DEBIAN_TOOLS.contains(&name) || self.own_binaries().contains(&name)
+            }
+        }
+    }
+
+    /// The binaries the image exists to ship.
+    fn own_binaries(&self) -> Vec<&str> {
+        match self.base.as_str() {
+            "etcd" => vec!["etcd", "etcdctl", "etcdutl"],
+            "nginx" => vec!["nginx", "curl"],
+            "redis" => vec!["redis-server", "redis-cli"],
+            "httpd" => vec!["httpd", "apachectl"],
+            "postgres" => vec!["postgres", "psql"],
+            "mysql" | "mariadb" => vec!["mysqld", "mysql"],
+            "python" => vec!["python", "python3", "pip"],
+            "node" => vec!["node", "npm"],
+            "coredns" => vec!["coredns"],
+            "pause" => vec!["pause"],
+            other => vec![other],
+        }
+    }
+
+    /// What `ls /` lists.
+    fn root(&self) -> &'static [&'static str] {
+        match (self.userland, self.base.as_str()) {
+            (Userland::Busybox, _) => {
+                &["bin", "dev", "etc", "home", "lib", "lib64", "proc", "root", "sys", "tmp", "usr", "var"]
+            }
+            (Userland::Alpine, _) => &[
+                "bin", "dev", "etc", "home", "lib", "media", "mnt", "opt", "proc", "root", "run", "sbin", "srv", "sys",
+                "tmp", "usr", "var",
+            ],
+            (_, "nginx") => &[
+                "bin",
+                "boot",
+                "dev",
+                "docker-entrypoint.d",
+                "docker-entrypoint.sh",
+                "etc",
+                "home",
+                "lib",
+                "lib64",
+                "media",
+                "mnt",
+                "opt",
+                "proc",
+                "root",
+                "run",
+                "sbin",
+                "srv",
+                "sys",
+                "tmp",
+                "usr",
+                "var",
+            ],
+            _ => &[
+                "bin", "boot", "dev", "etc", "home", "lib", "lib64", "media", "mnt", "opt", "proc", "root", "run",
+                "sbin", "srv", "sys", "tmp", "usr", "var",
+            ],
+        }
+    }
+
+    fn busybox_like(&self) -> bool {
+        matches!(self.userland, Userland::Busybox | Userland::Alpine)
+    }
+}
+
+/// Runs `cmd` in the container, or the runtime's error when it cannot be started.
+pub fn exec_sync(run: &ExecRun, exec_id: &str) -> Result<ExecDone, String> {
+    let image = Image::of(&run.container.image);
+    let Some(program) = run.cmd.first() else {
+        return Err(oci_error(exec_id, "exec: \"\": executable file not found in $PATH"));
+    };
+    let name = match resolve(&image, program) {
+        Ok(n) => n,
+        Err(e) => return Err(oci_error(exec_id, &e)),
+    };
+    let mut sh = Shell::new(run, image);
+    if SHELLS.contains(&name.as_str()) {
+        let flavour = if name == "bash" { Flavour::Bash } else { sh.default_flavour() };
+        let script = match run.cmd.iter().position(|a| a == "-c") {
+            Some(i) => run.cmd.get(i + 1).cloned().unwrap_or_default(),
+            None => run.stdin.unwrap_or("").to_string(),
+        };
+        sh.flavour = flavour;
+        sh.script(&script);
+    } else {
+        let words: Vec<String> = std::iter::once(name).chain(run.cmd[1..].iter().cloned()).collect();
+        let code = sh.command(&words);
+        sh.code = code;
+    }
+    Ok(ExecDone { stdout: sh.out, stderr: sh.err, exit_code: sh.code, after_ms: sh.ms })
+}
+
+/// The OCI runtime's error for a process that could not be started, as containerd wraps it.
+fn oci_error(exec_id: &str, cause: &str) -> String {
+    format!(
+        "failed to exec in container: failed to start exec {exec_id:?}: OCI runtime exec failed: exec failed: unable to start container process: {cause}: unknown"
+    )
+}
+
+/// The executable `program` names in `$PATH` (its base name), or the error execve gives.
+fn resolve(image: &Image, program: &str) -> Result<String, String> {
+    if program.contains('/') {
+        let base = program.rsplit('/').next().unwrap_or("");
+        let dir = &program[..program.len() - base.len()].trim_end_matches('/');
+        let in_path = PATH.split(':').any(|d| d == *dir);
+        if in_path && image.has(base) {
+            return Ok(base.to_string());
+        }
+        return Err(format!("exec: {program:?}: stat {program}: no such file or directory"));
+    }
+    if image.has(program) {
+        Ok(program.to_string())
+    } else {
+        Err(format!("exec: {program:?}: executable file not found in $PATH"))
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flavour {
+    /// busybox `ash`: `sh: foo: not found`.
+    Ash,
+    /// Debian's `dash`: `sh: 1: foo: not found`.
+    Dash,
+    /// `bash: line 1: foo: command not found`.
+    Bash,
+}
+
+/// A tiny shell over the simulated commands.
+struct Shell<'a> {
+    run: &'a ExecRun<'a>,
+    image: Image,
+    flavour: Flavour,
+    vars: Vec<(String, String)>,
+    out: String,
+    err: String,
+    code: i32,
+    ms: u64,
+    line: usize,
+    exited: bool,
+}
+
+/// Shell tokens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Token {
+    Word(String),
+    /// `;`, `&&`, `||`, `|`, `&`, a newline, or a redirection (`>`, `2>`, `2>&1`, `>&2`, `<`, `>>`).
+    Op(String),
+}
+
+impl<'a> Shell<'a> {
+    fn new(run: &'a ExecRun<'a>, image: Image) -> Shell<'a> {
+        let mut vars = vec![("PATH".to_string(), PATH.to_string()), ("HOSTNAME".to_string(), hostname(run))];
+        vars.extend(run.container.env.own.iter().cloned());
+        vars.extend(run.container.env.services.iter().cloned());
+        if run.tty {
+            vars.push(("TERM".into(), "xterm".into()));
+        }
+        vars.push(("HOME".into(), "/root".into()));
+        let flavour = if image.busybox_like() { Flavour::Ash } else { Flavour::Dash };
+        Shell {
+            run,
+            image,
+            flavour,
+            vars,
+            out: String::new(),
+            err: String::new(),
+            code: 0,
+            ms: 0,
+            line: 1,
+            exited: false,
+        }
+    }
+
+    fn default_flavour(&self) -> Flavour {
+        if self.image.busybox_like() {
+            Flavour::Ash
+        } else {
+            Flavour::Dash
+        }
+    }
+
+    fn var(&self, name: &str) -> String {
+        if name == "?" {
+            return self.code.to_string();
+        }
+        self.vars.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.clone()).unwrap_or_default()
+    }
+
+    /// Runs a script: lists of commands joined by `;`, `&&`, `||` and newlines.
+    fn script(&mut self, text: &str) {
+        let tokens = match self.lex(text) {
+            Ok(t) => t,
+            Err(e) => {
+                self.shell_error(&e);
+                self.code = 2;
+                return;
+            }
+        };
+        let mut words: Vec<String> = Vec::new();
+        let mut redirects: Vec<String> = Vec::new();
+        let mut skip = false;
+        for t in tokens {
+            match t {
+                // A redirection that names no target yet (`>`, `2>`, `<`) takes the next word as its file.
+                Token::Word(w) if redirects.last().is_some_and(|r| r.ends_with('>') || r.ends_with('<')) => {
+                    let op = redirects.pop().unwrap_or_default();
+                    redirects.push(format!("{op}{w}"));
+                }
+                Token::Word(w) => words.push(w),
+                Token::Op(op) if op.contains('>') || op == "<" => redirects.push(op),
+                Token::Op(op) => {
+                    if !skip {
+                        self.simple(&words, &redirects);
+                    }
+                    if self.exited {
+                        return;
+                    }
+                    words.clear();
+                    redirects.clear();
+                    if op == "|" || op == "&" {
+                        self.err.push_str(&format!("kubeglass: {op:?} (pipes and background jobs) is not simulated\n"));
+                        self.code = 2;
+                        return;
+                    }
+                    skip = match op.as_str() {
+                        "&&" => self.code != 0,
+                        "||" => self.code == 0,
+                        _ => false,
+                    };
+                    if op == "\n" {
+                        self.line += 1;
+                    }
+                }
+            }
+        }
+        if !skip {
+            self.simple(&words, &redirects);
+        }
+    }
+
+    /// One simple command with its redirections.
+    fn simple(&mut self, words: &[String], redirects: &[String]) {
+        if words.is_empty() {
+            return;
+        }
+        if let Some((k, v)) = words[0].split_once('=').filter(|(k, _)| is_name(k)) {
+            if words.len() == 1 {
+                self.vars.push((k.to_string(), v.to_string()));
+                self.code = 0;
+                return;
+            }
+        }
+        let (out_len, err_len) = (self.out.len(), self.err.len());
+        match words[0].as_str() {
+            "exit" => {
+                self.code = words.get(1).and_then(|c| c.parse::<i32>().ok()).unwrap_or(self.code) & 0xff;
+                self.exited = true;
+                return;
+            }
+            ":" => self.code = 0,
+            "export" => {
+                for w in &words[1..] {
+                    if let Some((k, v)) = w.split_once('=') {
+                        self.vars.push((k.to_string(), v.to_string()));
+                    }
+                }
+                self.code = 0;
+            }
+            "cd" => self.code = 0,
+            program => match resolve(&self.image, program) {
+                Ok(name) => {
+                    let mut argv = words.to_vec();
+                    argv[0] = name;
+                    self.code = self.command(&argv);
+                }
+                Err(_) => {
+                    let what = match self.flavour {
+                        Flavour::Ash => format!("sh: {program}: not found"),
+                        Flavour::Dash => format!("sh: {}: {program}: not found", self.line),
+                        Flavour::Bash => format!("bash: line {}: {program}: command not found", self.line),
+                    };
+                    self.err.push_str(&what);
+                    self.err.push('\n');
+                    self.code = 127;
+                }
+            },
+        }
+        self.redirect(redirects, out_len, err_len);
+    }
+
+    /// Applies `> /dev/null`, `2> /dev/null`, `2>&1` and `>&2` to what the last command wrote.
+    fn redirect(&mut self, redirects: &[String], out_len: usize, err_len: usize) {
+        for r in redirects {
+            let written_out = self.out.split_off(out_len.min(self.out.len()));
+            let written_err = self.err.split_off(err_len.min(self.err.len()));
+            let (mut out, mut err) = (written_out, written_err);
+            match r.as_str() {
+                ">/dev/null" | "1>/dev/null" => out.clear(),
+                "2>/dev/null" => err.clear(),
+                "2>&1" => out.push_str(&std::mem::take(&mut err)),
+                ">&2" | "1>&2" => err.push_str(&std::mem::take(&mut out)),
+                other => {
+                    err.push_str(&format!("kubeglass: the redirection {other:?} is not simulated\n"));
+                    self.code = 2;
+                }
+            }
+            self.out.push_str(&out);
+            self.err.push_str(&err);
+        }
+    }
+
+    /// Runs one command found in `$PATH`; returns its exit code.
+    fn command(&mut self, argv: &[String]) -> i32 {
+        let args = &argv[1..];
+        let bb = self.image.busybox_like();
+        match argv[0].as_str() {
+            "echo" => {
+                let (newline, rest) = match args.first().map(String::as_str) {
+                    Some("-n") => (false, &args[1..]),
+                    _ => (true, args),
+                };
+                self.out.push_str(&rest.join(" "));
+                if newline {
+                    self.out.push('\n');
+                }
+                0
+            }
+            "true" => 0,
+            "false" => 1,
+            "hostname" => {
+                self.out.push_str(&format!("{}\n", hostname(self.run)));
+                0
+            }
+            "pwd" => {
+                self.out.push_str("/\n");
+                0
+            }
+            "whoami" => {
+                self.out.push_str("root\n");
+                0
+            }
+            "id" => {
+                let groups = match self.image.userland {
+                    Userland::Busybox => "0(root),10(wheel)",
+                    Userland::Alpine => {
+                        "0(root),0(root),1(bin),2(daemon),3(sys),4(adm),6(disk),10(wheel),11(floppy),20(dialout),26(tape),27(video)"
+                    }
+                    _ => "0(root)",
+                };
+                self.out.push_str(&format!("uid=0(root) gid=0(root) groups={groups}\n"));
+                0
+            }
+            "date" if args.is_empty() => {
+                self.out.push_str(&container_output::date(self.run.now.plus_ms(self.ms)));
+                self.out.push('\n');
+                0
+            }
+            "uname" => self.uname(args),
+            "env" if args.is_empty() => {
+                let text: String = self.vars.iter().map(|(k, v)| format!("{k}={v}\n")).collect();
+                self.out.push_str(&text);
+                0
+            }
+            "printenv" => {
+                if args.is_empty() {
+                    return self.command(&["env".to_string()]);
+                }
+                let mut code = 0;
+                for name in args {
+                    match self.vars.iter().rev().find(|(k, _)| k == name) {
+                        Some((_, v)) => self.out.push_str(&format!("{v}\n")),
+                        None => code = 1,
+                    }
+                }
+                code
+            }
+            "sleep" => self.sleep(args),
+            "cat" => {
+                let mut code = 0;
+                for path in args {
+                    match self.file(path) {
+                        Ok(text) => self.out.push_str(&text),
+                        Err(e) => {
+                            let msg = if bb {
+                                format!("cat: can't open '{path}': {e}\n")
+                            } else {
+                                format!("cat: {path}: {e}\n")
+                            };
+                            self.err.push_str(&msg);
+                            code = 1;
+                        }
+                    }
+                }
+                code
+            }
+            "ls" => self.ls(args),
+            other if SIMULATED.contains(&other) || SHELLS.contains(&other) => self.not_simulated(&argv.join(" ")),
+            other => self.not_simulated(other),
+        }
+    }
+
+    fn not_simulated(&mut self, what: &str) -> i32 {
+        self.err.push_str(&format!("kubeglass: {what}: the container has it, but kubeglass does not simulate it\n"));
+        126
+    }
+
+    fn uname(&mut self, args: &[String]) -> i32 {
+        let mut parts = Vec::new();
+        for a in args {
+            for c in a.trim_start_matches('-').chars() {
+                match c {
+                    's' => parts.push("Linux".to_string()),
+                    'n' => parts.push(hostname(self.run)),
+                    'r' => parts.push("5.15.0-139-generic".to_string()),
+                    'm' => parts.push("x86_64".to_string()),
+                    _ => return self.not_simulated(&format!("uname {a}")),
+                }
+            }
+        }
+        if parts.is_empty() {
+            parts.push("Linux".into());
+        }
+        self.out.push_str(&format!("{}\n", parts.join(" ")));
+        0
+    }
+
+    fn sleep(&mut self, args: &[String]) -> i32 {
+        let Some(arg) = args.first() else {
+            self.err.push_str(if self.image.busybox_like() {
+                "BusyBox v1.37.0 (2024-09-26 21:31:42 UTC) multi-call binary.\n\nUsage: sleep [N]...\n"
+            } else {
+                "sleep: missing operand\nTry 'sleep --help' for more information.\n"
+            });
+            return 1;
+        };
+        let (num, unit) = match arg.find(|c: char| !(c.is_ascii_digit() || c == '.')) {
+            Some(i) => (&arg[..i], &arg[i..]),
+            None => (arg.as_str(), ""),
+        };
+        let factor = match unit {
+            "" | "s" => 1_000.0,
+            "m" => 60_000.0,
+            "h" => 3_600_000.0,
+            "d" => 86_400_000.0,
+            _ => f64::NAN,
+        };
+        match num.parse::<f64>() {
+            Ok(n) if factor.is_finite() => {
+                self.ms = self.ms.saturating_add((n.max(0.0) * factor).min(u64::MAX as f64 / 2.0) as u64);
+                0
+            }
+            _ => {
+                let msg = if self.image.busybox_like() {
+                    format!("sleep: invalid number '{arg}'\n")
+                } else {
+                    format!("sleep: invalid time interval '{arg}'\nTry 'sleep --help' for more information.\n")
+                };
+                self.err.push_str(&msg);
+                1
+            }
+        }
+    }
+
+    /// The text of a file, or why it cannot be read.
+    fn file(&self, path: &str) -> Result<String, &'static str> {
+        let run = self.run;
+        let sandbox = run.sandbox;
+        match path {
+            "/etc/hostname" => Ok(format!("{}\n", hostname(run))),
+            "/etc/hosts" => Ok(hosts_file(sandbox)),
+            "/etc/resolv.conf" => Ok(resolv_conf(sandbox.and_then(|s| s.dns.as_deref()))),
+            p if self.image.root().iter().any(|d| p.trim_end_matches('/') == format!("/{d}")) || p == "/" => {
+                Err("Is a directory")
+            }
+            p if self.image.root().iter().any(|d| p.starts_with(&format!("/{d}/"))) => {
+                Err("kubeglass does not simulate this file")
+            }
+            _ => Err("No such file or directory"),
+        }
+    }
+
+    fn ls(&mut self, args: &[String]) -> i32 {
+        let paths: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+        let show_all = args.iter().any(|a| a.starts_with('-') && a.contains('a'));
+        let path = paths.first().map(|p| p.as_str()).unwrap_or("/");
+        let clean = if path == "/" { "/" } else { path.trim_end_matches('/') };
+        if clean == "/" || clean == "/." {
+            let mut names: Vec<&str> = self.image.root().to_vec();
+            if show_all {
+                names.splice(0..0, [".", ".."]);
+            }
+            self.out.push_str(&names.iter().map(|n| format!("{n}\n")).collect::<String>());
+            return 0;
+        }
+        if let Some(file) = ["/etc/hostname", "/etc/hosts", "/etc/resolv.conf"].iter().find(|f| **f == clean) {
+            self.out.push_str(&format!("{file}\n"));
+            return 0;
+        }
+        let known = self.image.root().iter().any(|d| clean == format!("/{d}") || clean.starts_with(&format!("/{d}/")));
+        if known {
+            return self.not_simulated(&format!("ls {clean}"));
+        }
+        if self.image.busybox_like() {
+            self.err.push_str(&format!("ls: {path}: No such file or directory\n"));
+            1
+        } else {
+            self.err.push_str(&format!("ls: cannot access '{path}': No such file or directory\n"));
+            2
+        }
+    }
+
+    fn shell_error(&mut self, e: &str) {
+        let prefix = match self.flavour {
+            Flavour::Ash => "sh".to_string(),
+            Flavour::Dash => format!("sh: {}", self.line),
+            Flavour::Bash => format!("bash: line {}", self.line),
+        };
+        self.err.push_str(&format!("{prefix}: {e}\n"));
+    }
+
+    /// Splits a script into words (quotes, backslashes, `$VAR` and `${VAR}` expanded) and operators.
+    fn lex(&self, text: &str) -> Result<Vec<Token>, String> {
+        let mut tokens = Vec::new();
+        let mut cur = String::new();
+        let mut in_word = false;
+        let chars: Vec<char> = text.chars().collect();
+        let mut i = 0;
+        let push = |tokens: &mut Vec<Token>, cur: &mut String, in_word: &mut bool| {
+            if *in_word {
+                tokens.push(Token::Word(std::mem::take(cur)));
+                *in_word = false;
+            }
+        };
+        while i < chars.len() {
+            let c = chars[i];
+            match c {
+                '#' if !in_word => {
+                    while i < chars.len() && chars[i] != '\n' {
+                        i += 1;
+                    }
+                    continue;
+                }
+                '\'' => {
+                    in_word = true;
+                    i += 1;
+                    while i < chars.len() && chars[i] != '\'' {
+                        cur.push(chars[i]);
+                        i += 1;
+                    }
+                    if i >= chars.len() {
+                        return Err("Syntax error: Unterminated quoted string".into());
+                    }
+                }
+                '"' => {
+                    in_word = true;
+                    i += 1;
+                    while i < chars.len() && chars[i] != '"' {
+                        if chars[i] == '\\' && i + 1 < chars.len() && "\"\\$`".contains(chars[i + 1]) {
+                            cur.push(chars[i + 1]);
+                            i += 2;
+                            continue;
+                        }
+                        if chars[i] == '$' {
+                            i = self.expand(&chars, i, &mut cur);
+                            continue;
+                        }
+                        cur.push(chars[i]);
+                        i += 1;
+                    }
+                    if i >= chars.len() {
+                        return Err("Syntax error: Unterminated quoted string".into());
+                    }
+                }
+                '\\' => {
+                    in_word = true;
+                    if let Some(n) = chars.get(i + 1) {
+                        if *n != '\n' {
+                            cur.push(*n);
+                        }
+                    }
+                    i += 1;
+                }
+                '$' => {
+                    in_word = true;
+                    i = self.expand(&chars, i, &mut cur);
+                    continue;
+                }
+                ';' | '\n' => {
+                    push(&mut tokens, &mut cur, &mut in_word);
+                    tokens.push(Token::Op(c.to_string()));
+                }
+                '&' | '|' => {
+                    push(&mut tokens, &mut cur, &mut in_word);
+                    if chars.get(i + 1) == Some(&c) {
+                        tokens.push(Token::Op(format!("{c}{c}")));
+                        i += 1;
+                    } else {
+                        tokens.push(Token::Op(c.to_string()));
+                    }
+                }
+                '>' | '<' => {
+                    let fd =
+                        if in_word && (cur == "1" || cur == "2") { std::mem::take(&mut cur) } else { String::new() };
+                    if fd.is_empty() {
+                        push(&mut tokens, &mut cur, &mut in_word);
+                    } else {
+                        in_word = false;
+                    }
+                    let mut op = format!("{fd}{c}");
+                    if c == '>' && chars.get(i + 1) == Some(&'&') {
+                        let target: String = chars[i + 2..].iter().take_while(|d| d.is_ascii_digit()).collect();
+                        op.push('&');
+                        op.push_str(&target);
+                        i += 1 + target.len();
+                    } else if c == '>' && chars.get(i + 1) == Some(&'>') {
+                        op.push('>');
+                        i += 1;
+                    }
+                    tokens.push(Token::Op(op));
+                }
+                c if c.is_whitespace() => push(&mut tokens, &mut cur, &mut in_word),
+                c => {
+                    in_word = true;
+                    cur.push(c);
+                }
+            }
+            i += 1;
+        }
+        push(&mut tokens, &mut cur, &mut in_word);
+        Ok(tokens)
+    }
+
+    /// Expands `$NAME`, `${NAME}` or `$?` at `chars[i]` (a `$`) into `out`; returns the index after it.
+    fn expand(&self, chars: &[char], i: usize, out: &mut String) -> usize {
+        let mut j = i + 1;
+        if chars.get(j) == Some(&'{') {
+            let name: String = chars[j + 1..].iter().take_while(|c| **c != '}').collect();
+            out.push_str(&self.var(&name));
+            return j + name.chars().count() + 2;
+        }
+        if chars.get(j) == Some(&'?') {
+            out.push_str(&self.var("?"));
+            return j + 1;
+        }
+        let name: String = chars[j..].iter().take_while(|c| c.is_ascii_alphanumeric() || **c == '_').collect();
+        if name.is_empty() {
+            out.push('$');
+            return j;
+        }
+        j += name.chars().count();
+        out.push_str(&self.var(&name));
+        j
+    }
+}
+
+fn is_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !s.starts_with(|c: char| c.is_ascii_digit())
+}
+
+fn hostname(run: &ExecRun) -> String {
+    run.sandbox.map(|s| s.hostname.clone()).unwrap_or_default()
+}
+
+/// The kubelet-managed `/etc/hosts` of a pod (the node's own file for host-network pods).
+pub fn hosts_file(sandbox: Option<&Sandbox>) -> String {
+    let Some(s) = sandbox else { return String::new() };
+    if s.host_network {
+        return format!(
+            "127.0.0.1 localhost\n127.0.1.1 {}\n\n# The following lines are desirable for IPv6 capable hosts\n::1     ip6-localhost ip6-loopback\nfe00::0 ip6-localnet\nff00::0 ip6-mcastprefix\nff02::1 ip6-allnodes\nff02::2 ip6-allrouters\n",
+            s.hostname
+        );
+    }
+    format!(
+        "# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\nfe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n{}\t{}\n",
+        s.ip, s.hostname
+    )
+}
+
+/// `/etc/resolv.conf` as containerd writes it from the sandbox's DNS settings (the node's without them).
+pub fn resolv_conf(dns: Option<&DnsConfig>) -> String {
+    let Some(d) = dns else { return String::new() };
+    let mut text = String::new();
+    if !d.searches.is_empty() {
+        text.push_str(&format!("search {}\n", d.searches.join(" ")));
+    }
+    for s in &d.servers {
+        text.push_str(&format!("nameserver {s}\n"));
+    }
+    if !d.options.is_empty() {
+        text.push_str(&format!("options {}\n", d.options.join(" ")));
+    }
+    text
+}

@@ -1,0 +1,487 @@
+//! The kubelet's HTTPS server on :10250, which kube-apiserver proxies `pods/log` and `pods/exec` to.
+//! Serves `GET /containerLogs/<ns>/<pod>/<container>`: which run of the container to read follows from the
+//! pod status the kubelet keeps (its status manager; the API's status after a restart), then containerd's
+//! `ContainerStatus` gives that run with its log; and `POST /exec/<ns>/<pod>/<container>`: the running
+//! container from containerd's records, then containerd's `ExecSync` runs the command. Also builds what
+//! the kubelet hands containerd for a pod's sandbox and containers: hostname, DNS settings, environment.
+//! Counterpart: `pkg/kubelet/server/server.go` (getContainerLogs, getExec), `kubelet_pods.go`
+//! (validateContainerLogStatus, GetKubeletContainerLogs, makeEnvironmentVariables),
+//! `kuberuntime/kuberuntime_container.go` (GetContainerLogs), `network/dns/dns.go` (GetPodDNS).
+//!
+//! Simplified: exec is one `ExecSync` call standing for CRI `Exec` and its stream; the kubelet has no
+//! Service informer, so containers get the `kubernetes` Service's variables only.
+
+use std::sync::{Arc, OnceLock};
+
+use serde_json::Value;
+
+use crate::api::api::core::v1::Pod;
+use crate::api::{ExecEnd, ExecResult};
+use crate::node::container_output::rfc3339_nano;
+use crate::node::exec::{DnsConfig, Env};
+use crate::node::runtime::{Container, ContainerState, CriCall, CriReply};
+use crate::sim::{ComponentId, Ctx, Payload};
+
+use super::{CriOp, Kubelet};
+
+/// The kubelet's port.
+pub const KUBELET_PORT: u16 = 10250;
+/// kubeadm's cluster DNS Service address and domain (the kubelet's `clusterDNS` and `clusterDomain`).
+pub const CLUSTER_DNS: &str = "10.96.0.10";
+pub const CLUSTER_DOMAIN: &str = "cluster.local";
+/// The `kubernetes` Service (the first address of 10.96.0.0/12).
+const KUBERNETES_SERVICE_IP: &str = "10.96.0.1";
+/// The nameserver of the nodes' own resolver configuration.
+const NODE_NAMESERVER: &str = "192.168.56.1";
+/// What a refused CRI connection looks like to the kubelet's CRI client.
+pub const CRI_UNAVAILABLE: &str = "rpc error: code = Unavailable desc = connection error: desc = \"transport: Error while dialing: dial unix /run/containerd/containerd.sock: connect: no such file or directory\"";
+
+/// Requests and answers between kube-apiserver and a kubelet's server.
+#[derive(Debug, Clone, PartialEq)]
+pub enum KubeletMessage {
+    Request {
+        id: u64,
+        call: KubeletCall,
+    },
+    Reply {
+        id: u64,
+        reply: KubeletReply,
+    },
+    /// Nothing listened on :10250 (the kubelet is stopped).
+    Refused {
+        id: u64,
+    },
+}
+
+/// What kube-apiserver asks a kubelet.
+#[derive(Debug, Clone, PartialEq)]
+pub enum KubeletCall {
+    ContainerLogs { namespace: String, pod: String, container: String, options: LogOptions },
+    Exec { namespace: String, pod: String, container: String, command: Vec<String>, stdin: Option<String>, tty: bool },
+}
+
+/// The query of a `containerLogs` request.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LogOptions {
+    pub previous: bool,
+    pub timestamps: bool,
+    pub follow: bool,
+    pub tail_lines: Option<i64>,
+}
+
+/// A kubelet's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum KubeletReply {
+    /// 200 and the log's text.
+    Logs(String),
+    /// The exec stream was set up and ran to its end.
+    Exec(ExecResult),
+    /// An HTTP error with a plain-text body.
+    Error { code: u16, body: String },
+}
+
+impl KubeletCall {
+    /// The URL path and query, as the apiserver builds it (`/containerLogs/default/web/web?tailLines=5`).
+    pub fn path(&self) -> String {
+        match self {
+            KubeletCall::ContainerLogs { namespace, pod, container, options } => {
+                // url.Values.Encode sorts the keys.
+                let mut query = Vec::new();
+                if options.follow {
+                    query.push("follow=true".to_string());
+                }
+                if options.previous {
+                    query.push("previous=true".to_string());
+                }
+                if let Some(n) = options.tail_lines {
+                    query.push(format!("tailLines={n}"));
+                }
+                if options.timestamps {
+                    query.push("timestamps=true".to_string());
+                }
+                let q = if query.is_empty() { String::new() } else { format!("?{}", query.join("&")) };
+                format!("/containerLogs/{namespace}/{pod}/{container}{q}")
+            }
+            KubeletCall::Exec { namespace, pod, container, .. } => format!("/exec/{namespace}/{pod}/{container}"),
+        }
+    }
+
+    pub fn method(&self) -> &'static str {
+        match self {
+            KubeletCall::ContainerLogs { .. } => "GET",
+            KubeletCall::Exec { .. } => "POST",
+        }
+    }
+
+    fn pod_ref(&self) -> String {
+        match self {
+            KubeletCall::ContainerLogs { namespace, pod, .. } | KubeletCall::Exec { namespace, pod, .. } => {
+                format!("pods {namespace}/{pod}")
+            }
+        }
+    }
+}
+
+impl KubeletMessage {
+    /// A short label for arrows and traces.
+    pub fn label(&self) -> String {
+        match self {
+            KubeletMessage::Request { call, .. } => {
+                let path = call.path();
+                let path = path.split('?').next().unwrap_or(&path).split('/').nth(1).unwrap_or("").to_string();
+                format!("{} /{path}", call.method())
+            }
+            KubeletMessage::Reply { reply, .. } => match reply {
+                KubeletReply::Logs(_) => "200 OK".into(),
+                KubeletReply::Exec(_) => "101 Switching Protocols".into(),
+                KubeletReply::Error { code, .. } => format!("{code} {}", http_reason(*code)),
+            },
+            KubeletMessage::Refused { .. } => "connection refused".into(),
+        }
+    }
+
+    pub fn object_ref(&self) -> Option<String> {
+        match self {
+            KubeletMessage::Request { call, .. } => Some(call.pod_ref()),
+            _ => None,
+        }
+    }
+}
+
+fn http_reason(code: u16) -> &'static str {
+    match code {
+        400 => "Bad Request",
+        404 => "Not Found",
+        500 => "Internal Server Error",
+        _ => "",
+    }
+}
+
+/// A request waiting for containerd.
+#[derive(Debug, Clone)]
+pub(super) struct Served {
+    from: ComponentId,
+    id: u64,
+    what: Waiting,
+}
+
+#[derive(Debug, Clone)]
+enum Waiting {
+    Logs { options: LogOptions, container_id: String },
+    Exec,
+}
+
+impl Kubelet {
+    /// A request from kube-apiserver arrived on :10250.
+    pub(super) fn on_server_request(&mut self, ctx: &mut Ctx, from: ComponentId, m: KubeletMessage) {
+        let KubeletMessage::Request { id, call } = m else { return };
+        let answer = match call {
+            KubeletCall::ContainerLogs { namespace, pod, container, options } => {
+                self.container_logs(ctx, from, id, &namespace, &pod, &container, options)
+            }
+            KubeletCall::Exec { namespace, pod, container, command, stdin, tty } => {
+                self.exec(ctx, from, id, &namespace, &pod, &container, command, stdin, tty)
+            }
+        };
+        if let Some(reply) = answer {
+            ctx.send(from, Payload::Kubelet(Box::new(KubeletMessage::Reply { id, reply })));
+        }
+    }
+
+    /// The pod named `namespace/name` as the kubelet's pod manager knows it, with its uid.
+    fn pod_by_name(&self, namespace: &str, name: &str) -> Option<(String, &Pod, Option<&Value>)> {
+        let key = format!("{namespace}/{name}");
+        self.workers
+            .iter()
+            .find(|(_, w)| w.key == key && !w.gone && !w.orphan)
+            .map(|(uid, w)| (uid.clone(), &w.pod, w.last_status.as_ref()))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn container_logs(
+        &mut self,
+        ctx: &mut Ctx,
+        from: ComponentId,
+        id: u64,
+        namespace: &str,
+        name: &str,
+        container: &str,
+        options: LogOptions,
+    ) -> Option<KubeletReply> {
+        let Some((_, pod, cached)) = self.pod_by_name(namespace, name) else {
+            return Some(KubeletReply::Error { code: 404, body: format!("pod {name:?} does not exist") });
+        };
+        if !pod.spec.as_ref().is_some_and(|s| s.containers.iter().any(|c| c.name == container)) {
+            return Some(KubeletReply::Error {
+                code: 404,
+                body: format!("container {container:?} not found in pod {name:?}"),
+            });
+        }
+        // The status manager's status, or the API's when this kubelet has not computed one yet.
+        let status = cached.cloned().or_else(|| pod.status.as_ref().and_then(|s| serde_json::to_value(s).ok()));
+        let container_id = match log_container(name, status.as_ref(), container, options.previous) {
+            Ok(cid) => cid,
+            Err(message) => return Some(KubeletReply::Error { code: 400, body: message }),
+        };
+        let call = CriCall::ContainerStatus { id: container_id.clone() };
+        let served = Served { from, id, what: Waiting::Logs { options, container_id } };
+        self.cri(ctx, call, CriOp::Serve(Box::new(served)));
+        None
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn exec(
+        &mut self,
+        ctx: &mut Ctx,
+        from: ComponentId,
+        id: u64,
+        namespace: &str,
+        name: &str,
+        container: &str,
+        cmd: Vec<String>,
+        stdin: Option<String>,
+        tty: bool,
+    ) -> Option<KubeletReply> {
+        let Some((uid, _, _)) = self.pod_by_name(namespace, name) else {
+            return Some(KubeletReply::Error { code: 404, body: "pod does not exist".into() });
+        };
+        // Only running containers can be exec'd into (the runtime's list of running pods).
+        let running = self
+            .containers
+            .values()
+            .filter(|c| c.pod_uid == uid && c.name == container && c.state == ContainerState::Running)
+            .max_by_key(|c| c.attempt)
+            .map(|c| c.id.clone());
+        let Some(cid) = running else {
+            return Some(KubeletReply::Error { code: 500, body: format!("container not found ({container:?})") });
+        };
+        if !self.runtime_up {
+            return Some(KubeletReply::Error { code: 500, body: CRI_UNAVAILABLE.into() });
+        }
+        let served = Served { from, id, what: Waiting::Exec };
+        self.cri(ctx, CriCall::ExecSync { id: cid, cmd, stdin, tty }, CriOp::Serve(Box::new(served)));
+        None
+    }
+
+    /// containerd answered a call made for a request on :10250 (or the call failed).
+    pub(super) fn on_served(&mut self, ctx: &mut Ctx, served: Served, result: Result<CriReply, String>) {
+        let reply = match (served.what, result) {
+            (Waiting::Logs { options, .. }, Ok(CriReply::Container(c))) => KubeletReply::Logs(log_text(&c, &options)),
+            (Waiting::Logs { container_id, .. }, _) => KubeletReply::Error {
+                code: 400,
+                body: format!("unable to retrieve container logs for containerd://{container_id}"),
+            },
+            (Waiting::Exec, Ok(CriReply::Exec { stdout, stderr, exit_code })) => {
+                let end = if exit_code == 0 { ExecEnd::Success } else { ExecEnd::ExitCode(exit_code) };
+                KubeletReply::Exec(ExecResult { stdout, stderr, end })
+            }
+            (Waiting::Exec, Err(e)) if e == CRI_UNAVAILABLE => KubeletReply::Error { code: 500, body: e },
+            (Waiting::Exec, Err(e)) => KubeletReply::Exec(ExecResult {
+                end: ExecEnd::Failure(format!("Internal error occurred: error executing command in container: {e}")),
+                ..ExecResult::default()
+            }),
+            (Waiting::Exec, Ok(_)) => KubeletReply::Error { code: 500, body: "unexpected runtime answer".into() },
+        };
+        ctx.send(served.from, Payload::Kubelet(Box::new(KubeletMessage::Reply { id: served.id, reply })));
+    }
+}
+
+/// Which container's log to read, from the pod status (`validateContainerLogStatus`): the running one, the
+/// terminated one, or the last terminated run (`previous`); a waiting container has none.
+pub fn log_container(pod: &str, status: Option<&Value>, container: &str, previous: bool) -> Result<String, String> {
+    let statuses = status.and_then(|s| s["containerStatuses"].as_array()).cloned().unwrap_or_default();
+    let Some(cs) = statuses.iter().find(|s| s["name"] == container) else {
+        return Err(format!("container {container:?} in pod {pod:?} is not available"));
+    };
+    let last = cs["lastState"]["terminated"].as_object();
+    let last_id = last.and_then(|t| t.get("containerID")).and_then(Value::as_str).filter(|s| !s.is_empty());
+    let state = &cs["state"];
+    let terminated_gone = || format!("container {container:?} in pod {pod:?} is terminated");
+    let id = if previous {
+        last_id.ok_or_else(|| format!("previous terminated container {container:?} in pod {pod:?} not found"))?
+    } else if state["running"].is_object() {
+        cs["containerID"].as_str().unwrap_or("")
+    } else if let Some(t) = state["terminated"].as_object() {
+        match t.get("containerID").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+            Some(id) => id,
+            None => last_id.ok_or_else(terminated_gone)?,
+        }
+    } else if last.is_some() {
+        last_id.ok_or_else(terminated_gone)?
+    } else if let Some(w) = state["waiting"].as_object() {
+        let reason = w.get("reason").and_then(Value::as_str).unwrap_or("");
+        let why = match reason {
+            "ErrImagePull" => "image can't be pulled".to_string(),
+            "ImagePullBackOff" => "trying and failing to pull image".to_string(),
+            other => other.to_string(),
+        };
+        return Err(format!("container {container:?} in pod {pod:?} is waiting to start: {why}"));
+    } else {
+        return Err(format!("container {container:?} in pod {pod:?} is waiting to start - no logs yet"));
+    };
+    Ok(id.trim_start_matches("containerd://").to_string())
+}
+
+/// The log of a container run as the kubelet streams it: `--tail` lines, each with its time if asked.
+pub fn log_text(c: &Container, options: &LogOptions) -> String {
+    let skip = match options.tail_lines {
+        Some(n) if n >= 0 => c.logs.len().saturating_sub(n as usize),
+        _ => 0,
+    };
+    c.logs
+        .iter()
+        .skip(skip)
+        .map(
+            |l| {
+                if options.timestamps {
+                    format!("{} {}\n", rfc3339_nano(l.at), l.text)
+                } else {
+                    format!("{}\n", l.text)
+                }
+            },
+        )
+        .collect()
+}
+
+/// The sandbox's hostname: `spec.hostname` or the pod's name; the node's for host-network pods.
+pub fn sandbox_hostname(pod: &Pod, node: &str) -> String {
+    let spec = pod.spec.as_ref();
+    if spec.and_then(|s| s.host_network).unwrap_or(false) {
+        return node.to_string();
+    }
+    spec.and_then(|s| s.hostname.clone()).unwrap_or_else(|| pod.metadata.name.clone().unwrap_or_default())
+}
+
+/// The pod's DNS settings by its `dnsPolicy` (`ClusterFirst` unless host-network, `Default`, `None`,
+/// `ClusterFirstWithHostNet`) merged with `spec.dnsConfig`.
+pub fn sandbox_dns(pod: &Pod) -> Option<Arc<DnsConfig>> {
+    let spec = pod.spec.as_ref()?;
+    let host_network = spec.host_network.unwrap_or(false);
+    let ns = pod.metadata.namespace.as_deref().unwrap_or("default");
+    let policy = spec.dns_policy.as_deref().unwrap_or("ClusterFirst");
+    let cluster = match policy {
+        "ClusterFirstWithHostNet" => true,
+        "ClusterFirst" => !host_network,
+        _ => false,
+    };
+    let mut dns = if cluster {
+        DnsConfig {
+            servers: vec![CLUSTER_DNS.into()],
+            searches: vec![
+                format!("{ns}.svc.{CLUSTER_DOMAIN}"),
+                format!("svc.{CLUSTER_DOMAIN}"),
+                CLUSTER_DOMAIN.to_string(),
+            ],
+            options: vec!["ndots:5".into()],
+        }
+    } else if policy == "None" {
+        DnsConfig::default()
+    } else {
+        DnsConfig { servers: vec![NODE_NAMESERVER.into()], ..DnsConfig::default() }
+    };
+    if let Some(extra) = spec.dns_config.as_ref() {
+        dns.servers.extend(extra.nameservers.clone().unwrap_or_default());
+        dns.searches.extend(extra.searches.clone().unwrap_or_default());
+        for o in extra.options.iter().flatten() {
+            let name = o.name.clone().unwrap_or_default();
+            dns.options.retain(|x| x.split(':').next() != Some(name.as_str()));
+            dns.options.push(match &o.value {
+                Some(v) => format!("{name}:{v}"),
+                None => name,
+            });
+        }
+    }
+    Some(Arc::new(dns))
+}
+
+/// The variables of the `kubernetes` Service every container gets (one list, shared).
+fn service_env() -> Arc<Vec<(String, String)>> {
+    static ENV: OnceLock<Arc<Vec<(String, String)>>> = OnceLock::new();
+    Arc::clone(ENV.get_or_init(|| {
+        let ip = KUBERNETES_SERVICE_IP;
+        let mut v: Vec<(String, String)> = [
+            ("KUBERNETES_SERVICE_HOST", ip.to_string()),
+            ("KUBERNETES_SERVICE_PORT", "443".to_string()),
+            ("KUBERNETES_SERVICE_PORT_HTTPS", "443".to_string()),
+            ("KUBERNETES_PORT", format!("tcp://{ip}:443")),
+            ("KUBERNETES_PORT_443_TCP", format!("tcp://{ip}:443")),
+            ("KUBERNETES_PORT_443_TCP_PROTO", "tcp".to_string()),
+            ("KUBERNETES_PORT_443_TCP_PORT", "443".to_string()),
+            ("KUBERNETES_PORT_443_TCP_ADDR", ip.to_string()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        v.sort();
+        Arc::new(v)
+    }))
+}
+
+/// A container's environment: its `env` entries with literal values or downward-API fields, then the
+/// Service variables.
+pub fn container_env(pod: &Pod, container: &str, pod_ip: Option<&str>, node_ip: &str) -> Env {
+    let spec = pod.spec.as_ref();
+    let c = spec.and_then(|s| s.containers.iter().find(|c| c.name == container));
+    let mut own = Vec::new();
+    for e in c.and_then(|c| c.env.as_ref()).into_iter().flatten() {
+        let value = match (&e.value, e.value_from.as_ref().and_then(|f| f.field_ref.as_ref())) {
+            (Some(v), _) => Some(v.clone()),
+            (None, Some(f)) => match f.field_path.as_str() {
+                "metadata.name" => pod.metadata.name.clone(),
+                "metadata.namespace" => pod.metadata.namespace.clone(),
+                "metadata.uid" => pod.metadata.uid.clone(),
+                "spec.nodeName" => spec.and_then(|s| s.node_name.clone()),
+                "spec.serviceAccountName" => spec.and_then(|s| s.service_account_name.clone()),
+                "status.podIP" => pod_ip.map(str::to_string),
+                "status.hostIP" => Some(node_ip.to_string()),
+                _ => None,
+            },
+            (None, None) => Some(String::new()),
+        };
+        if let Some(v) = value {
+            own.push((e.name.clone(), v));
+        }
+    }
+    Env { own, services: service_env() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_log_to_read_follows_the_container_status() {
+        let running = json!({"containerStatuses": [{"name": "web", "containerID": "containerd://abc",
+            "state": {"running": {}}, "lastState": {"terminated": {"containerID": "containerd://old"}}}]});
+        assert_eq!(log_container("p", Some(&running), "web", false), Ok("abc".into()));
+        assert_eq!(log_container("p", Some(&running), "web", true), Ok("old".into()));
+        let fresh = json!({"containerStatuses": [{"name": "web", "state": {"running": {}}, "containerID": "containerd://x", "lastState": {}}]});
+        assert_eq!(
+            log_container("p", Some(&fresh), "web", true),
+            Err("previous terminated container \"web\" in pod \"p\" not found".into())
+        );
+        let waiting = json!({"containerStatuses": [{"name": "web", "state": {"waiting": {"reason": "ErrImagePull"}}, "lastState": {}}]});
+        assert_eq!(
+            log_container("p", Some(&waiting), "web", false),
+            Err("container \"web\" in pod \"p\" is waiting to start: image can't be pulled".into())
+        );
+        assert_eq!(
+            log_container("p", None, "web", false),
+            Err("container \"web\" in pod \"p\" is not available".into())
+        );
+    }
+
+    #[test]
+    fn log_requests_carry_the_query_in_url_values_order() {
+        let call = KubeletCall::ContainerLogs {
+            namespace: "default".into(),
+            pod: "web".into(),
+            container: "c".into(),
+            options: LogOptions { previous: true, timestamps: true, follow: false, tail_lines: Some(5) },
+        };
+        assert_eq!(call.path(), "/containerLogs/default/web/c?previous=true&tailLines=5&timestamps=true");
+        let m = KubeletMessage::Request { id: 1, call };
+        assert_eq!(m.label(), "GET /containerLogs");
+    }
+}
