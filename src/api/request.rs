@@ -239,11 +239,11 @@ pub enum ApiResponse {
     Error(Status),
 }
 
-/// What an exec stream carried: its output and how it ended (the remotecommand error channel).
+/// What an exec stream carried: its output in the order it was written (`true` marks stderr) and how it
+/// ended (the remotecommand error channel).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ExecResult {
-    pub stdout: String,
-    pub stderr: String,
+    pub output: Vec<(bool, String)>,
     pub end: ExecEnd,
 }
 

@@ -485,10 +485,8 @@ impl ApiServer {
         );
         if !allowed {
             let detail = attrs.forbidden_detail(&user.name);
-            let resource = match &req.subresource {
-                Some(sub) => format!("{}/{sub}", req.resource.qualified()),
-                None => req.resource.qualified(),
-            };
+            // The status names the resource without its subresource (`pods "web" is forbidden: … "pods/log"`).
+            let resource = req.resource.qualified();
             let shown = if req.verb == Verb::Create && req.subresource.is_none() { "" } else { name.as_str() };
             return self.respond(
                 ctx,

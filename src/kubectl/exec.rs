@@ -77,8 +77,9 @@ async fn run(ctx: &Context) -> Result<i32, Failure> {
         ApiResponse::Exec(r) => r,
         _ => return Err(common::error("the server did not open an exec stream")),
     };
-    ctx.api.print(&result.stdout);
-    ctx.api.print(&result.stderr);
+    for (_, text) in &result.output {
+        ctx.api.print(text);
+    }
     match result.end {
         ExecEnd::Success => Ok(0),
         ExecEnd::ExitCode(code) => {

@@ -76,7 +76,18 @@ pub async fn patch(ctx: &Context) -> Result<(), Failure> {
         } else {
             "patched"
         };
-        common::print_object(ctx, &patched.to_json(), op, dry)?;
+        let mut shown = patched.to_json();
+        if ctx.args.get(&["subresource"]) == Some("scale") {
+            // The scale subresource answers with a Scale object.
+            shown = serde_json::json!({
+                "apiVersion": "autoscaling/v1",
+                "kind": "Scale",
+                "metadata": shown["metadata"].clone(),
+                "spec": {"replicas": shown["spec"]["replicas"].clone()},
+                "status": {"replicas": shown["status"]["replicas"].clone()},
+            });
+        }
+        common::print_object(ctx, &shown, op, dry)?;
     }
     common::finish(targets.errors)
 }
@@ -86,7 +97,9 @@ fn parse(text: &str) -> Result<Value, Failure> {
     serde_yaml::from_str::<Value>(text).map_err(|e| {
         let msg = e.to_string();
         let detail = msg.split(" at line ").next().unwrap_or(&msg);
-        let at = e.location().map(|l| format!("line {}: ", l.line())).unwrap_or_default();
+        // go-yaml names the last line when the text ends early; serde_yaml the one after it.
+        let lines = text.lines().count().max(1);
+        let at = e.location().map(|l| format!("line {}: ", l.line().min(lines))).unwrap_or_default();
         common::error(format!("unable to parse {text:?}: yaml: {at}{detail}"))
     })
 }

@@ -46,11 +46,10 @@ pub struct ExecRun<'a> {
     pub now: SimTime,
 }
 
-/// What the command wrote, how it exited and how long it ran.
+/// What the command wrote (in order; `true` marks stderr), how it exited and how long it ran.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ExecDone {
-    pub stdout: String,
-    pub stderr: String,
+    pub output: Vec<(bool, String)>,
     pub exit_code: i32,
     pub after_ms: u64,
 }
@@ -84,6 +83,9 @@ const DEBIAN_TOOLS: &[&str] = &[
     "uniq", "tr", "cut", "df", "du", "kill", "ln", "chmod", "which", "seq", "printf", "test", "expr", "find", "xargs",
     "tee", "basename", "dirname", "apt", "apt-get", "dpkg",
 ];
+
+/// Marks a variable reference inside a lexed word until the command runs.
+const VAR_MARK: char = '\u{0}';
 
 /// Where executables are looked up.
 const PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -214,7 +216,8 @@ pub fn exec_sync(run: &ExecRun, exec_id: &str) -> Result<ExecDone, String> {
         let code = sh.command(&words);
         sh.code = code;
     }
-    Ok(ExecDone { stdout: sh.out, stderr: sh.err, exit_code: sh.code, after_ms: sh.ms })
+    let (exit_code, after_ms) = (sh.code, sh.ms);
+    Ok(ExecDone { output: sh.joined(), exit_code, after_ms })
 }
 
 /// The OCI runtime's error for a process that could not be started, as containerd wraps it.
@@ -258,8 +261,8 @@ struct Shell<'a> {
     image: Image,
     flavour: Flavour,
     vars: Vec<(String, String)>,
-    out: String,
-    err: String,
+    /// What was written so far, in order (`true`: stderr).
+    output: Vec<(bool, String)>,
     code: i32,
     ms: u64,
     line: usize,
@@ -284,18 +287,24 @@ impl<'a> Shell<'a> {
         }
         vars.push(("HOME".into(), "/root".into()));
         let flavour = if image.busybox_like() { Flavour::Ash } else { Flavour::Dash };
-        Shell {
-            run,
-            image,
-            flavour,
-            vars,
-            out: String::new(),
-            err: String::new(),
-            code: 0,
-            ms: 0,
-            line: 1,
-            exited: false,
+        Shell { run, image, flavour, vars, output: Vec::new(), code: 0, ms: 0, line: 1, exited: false }
+    }
+
+    /// Writes to stdout or (`err`) stderr.
+    fn write(&mut self, err: bool, text: &str) {
+        self.output.push((err, text.to_string()));
+    }
+
+    /// The output with neighbouring writes to the same stream joined.
+    fn joined(self) -> Vec<(bool, String)> {
+        let mut out: Vec<(bool, String)> = Vec::new();
+        for (err, text) in self.output {
+            match out.last_mut() {
+                Some((e, t)) if *e == err => t.push_str(&text),
+                _ => out.push((err, text)),
+            }
         }
+        out
     }
 
     fn default_flavour(&self) -> Flavour {
@@ -345,7 +354,7 @@ impl<'a> Shell<'a> {
                     words.clear();
                     redirects.clear();
                     if op == "|" || op == "&" {
-                        self.err.push_str(&format!("kubeglass: {op:?} (pipes and background jobs) is not simulated\n"));
+                        self.write(true, &format!("kubeglass: {op:?} (pipes and background jobs) is not simulated\n"));
                         self.code = 2;
                         return;
                     }
@@ -367,6 +376,9 @@ impl<'a> Shell<'a> {
 
     /// One simple command with its redirections.
     fn simple(&mut self, words: &[String], redirects: &[String]) {
+        let words: Vec<String> = words.iter().map(|w| self.subst(w)).collect();
+        let redirects: Vec<String> = redirects.iter().map(|r| self.subst(r)).collect();
+        let (words, redirects) = (words.as_slice(), redirects.as_slice());
         if words.is_empty() {
             return;
         }
@@ -377,7 +389,7 @@ impl<'a> Shell<'a> {
                 return;
             }
         }
-        let (out_len, err_len) = (self.out.len(), self.err.len());
+        let written = self.output.len();
         match words[0].as_str() {
             "exit" => {
                 self.code = words.get(1).and_then(|c| c.parse::<i32>().ok()).unwrap_or(self.code) & 0xff;
@@ -406,33 +418,41 @@ impl<'a> Shell<'a> {
                         Flavour::Dash => format!("sh: {}: {program}: not found", self.line),
                         Flavour::Bash => format!("bash: line {}: {program}: command not found", self.line),
                     };
-                    self.err.push_str(&what);
-                    self.err.push('\n');
+                    self.write(true, &what);
+                    self.write(true, "\n");
                     self.code = 127;
                 }
             },
         }
-        self.redirect(redirects, out_len, err_len);
+        self.redirect(redirects, written);
     }
 
-    /// Applies `> /dev/null`, `2> /dev/null`, `2>&1` and `>&2` to what the last command wrote.
-    fn redirect(&mut self, redirects: &[String], out_len: usize, err_len: usize) {
+    /// Applies `> /dev/null`, `2> /dev/null`, `2>&1` and `>&2` to what the last command wrote (the chunks
+    /// from `from` on).
+    fn redirect(&mut self, redirects: &[String], from: usize) {
         for r in redirects {
-            let written_out = self.out.split_off(out_len.min(self.out.len()));
-            let written_err = self.err.split_off(err_len.min(self.err.len()));
-            let (mut out, mut err) = (written_out, written_err);
-            match r.as_str() {
-                ">/dev/null" | "1>/dev/null" => out.clear(),
-                "2>/dev/null" => err.clear(),
-                "2>&1" => out.push_str(&std::mem::take(&mut err)),
-                ">&2" | "1>&2" => err.push_str(&std::mem::take(&mut out)),
+            let (drop, retarget): (Option<bool>, Option<(bool, bool)>) = match r.as_str() {
+                ">/dev/null" | "1>/dev/null" => (Some(false), None),
+                "2>/dev/null" => (Some(true), None),
+                "2>&1" => (None, Some((true, false))),
+                ">&2" | "1>&2" => (None, Some((false, true))),
                 other => {
-                    err.push_str(&format!("kubeglass: the redirection {other:?} is not simulated\n"));
+                    self.write(true, &format!("kubeglass: the redirection {other:?} is not simulated\n"));
                     self.code = 2;
+                    continue;
                 }
+            };
+            let written: Vec<(bool, String)> = self.output.split_off(from.min(self.output.len()));
+            for (err, text) in written {
+                if drop == Some(err) {
+                    continue;
+                }
+                let to = match retarget {
+                    Some((a, b)) if a == err => b,
+                    _ => err,
+                };
+                self.write(to, &text);
             }
-            self.out.push_str(&out);
-            self.err.push_str(&err);
         }
     }
 
@@ -446,24 +466,24 @@ impl<'a> Shell<'a> {
                     Some("-n") => (false, &args[1..]),
                     _ => (true, args),
                 };
-                self.out.push_str(&rest.join(" "));
+                self.write(false, &rest.join(" "));
                 if newline {
-                    self.out.push('\n');
+                    self.write(false, "\n");
                 }
                 0
             }
             "true" => 0,
             "false" => 1,
             "hostname" => {
-                self.out.push_str(&format!("{}\n", hostname(self.run)));
+                self.write(false, &format!("{}\n", hostname(self.run)));
                 0
             }
             "pwd" => {
-                self.out.push_str("/\n");
+                self.write(false, "/\n");
                 0
             }
             "whoami" => {
-                self.out.push_str("root\n");
+                self.write(false, "root\n");
                 0
             }
             "id" => {
@@ -474,18 +494,18 @@ impl<'a> Shell<'a> {
                     }
                     _ => "0(root)",
                 };
-                self.out.push_str(&format!("uid=0(root) gid=0(root) groups={groups}\n"));
+                self.write(false, &format!("uid=0(root) gid=0(root) groups={groups}\n"));
                 0
             }
             "date" if args.is_empty() => {
-                self.out.push_str(&container_output::date(self.run.now.plus_ms(self.ms)));
-                self.out.push('\n');
+                self.write(false, &container_output::date(self.run.now.plus_ms(self.ms)));
+                self.write(false, "\n");
                 0
             }
             "uname" => self.uname(args),
             "env" if args.is_empty() => {
                 let text: String = self.vars.iter().map(|(k, v)| format!("{k}={v}\n")).collect();
-                self.out.push_str(&text);
+                self.write(false, &text);
                 0
             }
             "printenv" => {
@@ -495,7 +515,7 @@ impl<'a> Shell<'a> {
                 let mut code = 0;
                 for name in args {
                     match self.vars.iter().rev().find(|(k, _)| k == name) {
-                        Some((_, v)) => self.out.push_str(&format!("{v}\n")),
+                        Some((_, v)) => self.write(false, &format!("{v}\n")),
                         None => code = 1,
                     }
                 }
@@ -506,14 +526,14 @@ impl<'a> Shell<'a> {
                 let mut code = 0;
                 for path in args {
                     match self.file(path) {
-                        Ok(text) => self.out.push_str(&text),
+                        Ok(text) => self.write(false, &text),
                         Err(e) => {
                             let msg = if bb {
                                 format!("cat: can't open '{path}': {e}\n")
                             } else {
                                 format!("cat: {path}: {e}\n")
                             };
-                            self.err.push_str(&msg);
+                            self.write(true, &msg);
                             code = 1;
                         }
                     }
@@ -527,7 +547,7 @@ impl<'a> Shell<'a> {
     }
 
     fn not_simulated(&mut self, what: &str) -> i32 {
-        self.err.push_str(&format!("kubeglass: {what}: the container has it, but kubeglass does not simulate it\n"));
+        self.write(true, &format!("kubeglass: {what}: the container has it, but kubeglass does not simulate it\n"));
         126
     }
 
@@ -547,17 +567,20 @@ impl<'a> Shell<'a> {
         if parts.is_empty() {
             parts.push("Linux".into());
         }
-        self.out.push_str(&format!("{}\n", parts.join(" ")));
+        self.write(false, &format!("{}\n", parts.join(" ")));
         0
     }
 
     fn sleep(&mut self, args: &[String]) -> i32 {
         let Some(arg) = args.first() else {
-            self.err.push_str(if self.image.busybox_like() {
-                "BusyBox v1.37.0 (2024-09-26 21:31:42 UTC) multi-call binary.\n\nUsage: sleep [N]...\n"
-            } else {
-                "sleep: missing operand\nTry 'sleep --help' for more information.\n"
-            });
+            self.write(
+                true,
+                if self.image.busybox_like() {
+                    "BusyBox v1.37.0 (2024-09-26 21:31:42 UTC) multi-call binary.\n\nUsage: sleep [N]...\n"
+                } else {
+                    "sleep: missing operand\nTry 'sleep --help' for more information.\n"
+                },
+            );
             return 1;
         };
         let (num, unit) = match arg.find(|c: char| !(c.is_ascii_digit() || c == '.')) {
@@ -582,7 +605,7 @@ impl<'a> Shell<'a> {
                 } else {
                     format!("sleep: invalid time interval '{arg}'\nTry 'sleep --help' for more information.\n")
                 };
-                self.err.push_str(&msg);
+                self.write(true, &msg);
                 1
             }
         }
@@ -616,11 +639,11 @@ impl<'a> Shell<'a> {
             if show_all {
                 names.splice(0..0, [".", ".."]);
             }
-            self.out.push_str(&names.iter().map(|n| format!("{n}\n")).collect::<String>());
+            self.write(false, &names.iter().map(|n| format!("{n}\n")).collect::<String>());
             return 0;
         }
         if let Some(file) = ["/etc/hostname", "/etc/hosts", "/etc/resolv.conf"].iter().find(|f| **f == clean) {
-            self.out.push_str(&format!("{file}\n"));
+            self.write(false, &format!("{file}\n"));
             return 0;
         }
         let known = self.image.root().iter().any(|d| clean == format!("/{d}") || clean.starts_with(&format!("/{d}/")));
@@ -628,10 +651,10 @@ impl<'a> Shell<'a> {
             return self.not_simulated(&format!("ls {clean}"));
         }
         if self.image.busybox_like() {
-            self.err.push_str(&format!("ls: {path}: No such file or directory\n"));
+            self.write(true, &format!("ls: {path}: No such file or directory\n"));
             1
         } else {
-            self.err.push_str(&format!("ls: cannot access '{path}': No such file or directory\n"));
+            self.write(true, &format!("ls: cannot access '{path}': No such file or directory\n"));
             2
         }
     }
@@ -642,7 +665,7 @@ impl<'a> Shell<'a> {
             Flavour::Dash => format!("sh: {}", self.line),
             Flavour::Bash => format!("bash: line {}", self.line),
         };
-        self.err.push_str(&format!("{prefix}: {e}\n"));
+        self.write(true, &format!("{prefix}: {e}\n"));
     }
 
     /// Splits a script into words (quotes, backslashes, `$VAR` and `${VAR}` expanded) and operators.
@@ -757,26 +780,43 @@ impl<'a> Shell<'a> {
         Ok(tokens)
     }
 
-    /// Expands `$NAME`, `${NAME}` or `$?` at `chars[i]` (a `$`) into `out`; returns the index after it.
+    /// Reads `$NAME`, `${NAME}` or `$?` at `chars[i]` (a `$`) into `out` as a marker that [`Shell::subst`]
+    /// replaces when the command runs (so `$?` is the status of the command before it); returns the index
+    /// after it.
     fn expand(&self, chars: &[char], i: usize, out: &mut String) -> usize {
         let mut j = i + 1;
-        if chars.get(j) == Some(&'{') {
-            let name: String = chars[j + 1..].iter().take_while(|c| **c != '}').collect();
-            out.push_str(&self.var(&name));
-            return j + name.chars().count() + 2;
-        }
-        if chars.get(j) == Some(&'?') {
-            out.push_str(&self.var("?"));
-            return j + 1;
-        }
-        let name: String = chars[j..].iter().take_while(|c| c.is_ascii_alphanumeric() || **c == '_').collect();
+        let name: String = match chars.get(j) {
+            Some('{') => {
+                let name: String = chars[j + 1..].iter().take_while(|c| **c != '}').collect();
+                j += name.chars().count() + 2;
+                name
+            }
+            Some('?') => {
+                j += 1;
+                "?".into()
+            }
+            _ => {
+                let name: String = chars[j..].iter().take_while(|c| c.is_ascii_alphanumeric() || **c == '_').collect();
+                j += name.chars().count();
+                name
+            }
+        };
         if name.is_empty() {
             out.push('$');
-            return j;
+        } else {
+            out.push(VAR_MARK);
+            out.push_str(&name);
+            out.push(VAR_MARK);
         }
-        j += name.chars().count();
-        out.push_str(&self.var(&name));
         j
+    }
+
+    /// A word with its variables' current values.
+    fn subst(&self, word: &str) -> String {
+        word.split(VAR_MARK)
+            .enumerate()
+            .map(|(i, part)| if i % 2 == 1 { self.var(part) } else { part.to_string() })
+            .collect()
     }
 }
 
@@ -819,4 +859,108 @@ pub fn resolv_conf(dns: Option<&DnsConfig>) -> String {
         text.push_str(&format!("options {}\n", d.options.join(" ")));
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::node::runtime::test_container;
+
+    fn sandbox() -> Sandbox {
+        Sandbox {
+            id: "s".repeat(64),
+            uid: "uid".into(),
+            name: "web".into(),
+            namespace: "default".into(),
+            ip: "10.244.1.7".into(),
+            ready: true,
+            created_at: SimTime::ZERO,
+            hostname: "web".into(),
+            host_network: false,
+            dns: None,
+        }
+    }
+
+    /// Runs `cmd` in a container of `image`: (stdout and stderr as written, exit code, ms).
+    fn run(image: &str, cmd: &[&str], stdin: Option<&str>) -> Result<(String, i32, u64), String> {
+        let env = Env { own: vec![("GREETING".into(), "hi".into())], services: Arc::new(Vec::new()) };
+        let c = test_container(image, env);
+        let s = sandbox();
+        let cmd: Vec<String> = cmd.iter().map(|w| w.to_string()).collect();
+        let run = ExecRun { container: &c, sandbox: Some(&s), cmd: &cmd, stdin, tty: false, now: SimTime::ZERO };
+        exec_sync(&run, "e1").map(|d| (d.output.iter().map(|(_, t)| t.as_str()).collect(), d.exit_code, d.after_ms))
+    }
+
+    #[test]
+    fn shells_run_lists_with_and_or_quotes_and_variables() {
+        let sh = |script: &str| run("busybox", &["sh", "-c", script], None);
+        assert_eq!(sh("echo \"$GREETING $HOSTNAME\"; echo '$GREETING'"), Ok(("hi web\n$GREETING\n".into(), 0, 0)));
+        assert_eq!(sh("false && echo no || echo yes"), Ok(("yes\n".into(), 0, 0)));
+        assert_eq!(sh("false; echo $?"), Ok(("1\n".into(), 0, 0)));
+        assert_eq!(sh("X=1; echo ${X}2; exit 300"), Ok(("12\n".into(), 44, 0)));
+        assert_eq!(sh("sleep 1.5 && sleep 2m"), Ok((String::new(), 0, 121_500)));
+        assert_eq!(sh("echo a | wc -l").map(|r| r.1), Ok(2));
+        assert_eq!(
+            sh("echo 'open").map(|r| (r.0, r.1)),
+            Ok(("sh: Syntax error: Unterminated quoted string\n".into(), 2))
+        );
+        assert_eq!(run("busybox", &["sh"], Some("echo piped\nexit 4\necho never")), Ok(("piped\n".into(), 4, 0)));
+    }
+
+    #[test]
+    fn each_userland_words_a_missing_command_its_own_way() {
+        let missing = |image: &str, shell: &str| run(image, &[shell, "-c", "true\nnope"], None).map(|r| (r.0, r.1));
+        assert_eq!(missing("busybox", "sh"), Ok(("sh: nope: not found\n".into(), 127)));
+        assert_eq!(missing("nginx:1.27", "sh"), Ok(("sh: 2: nope: not found\n".into(), 127)));
+        assert_eq!(missing("ubuntu:24.04", "bash"), Ok(("bash: line 2: nope: command not found\n".into(), 127)));
+        assert_eq!(missing("busybox", "/bin/sh"), Ok(("sh: nope: not found\n".into(), 127)));
+        let bare = run("registry.k8s.io/etcd:3.6.4-0", &["sh"], None);
+        assert_eq!(
+            bare,
+            Err("failed to exec in container: failed to start exec \"e1\": OCI runtime exec failed: exec failed: unable to start container process: exec: \"sh\": executable file not found in $PATH: unknown".into())
+        );
+        assert!(run("busybox", &["/opt/tool"], None)
+            .unwrap_err()
+            .contains("exec: \"/opt/tool\": stat /opt/tool: no such file or directory"));
+        let (out, code, _) = run("registry.k8s.io/etcd:3.6.4-0", &["etcdctl", "version"], None).unwrap_or_default();
+        assert_eq!(code, 126);
+        assert!(out.contains("does not simulate"), "{out}");
+    }
+
+    #[test]
+    fn files_and_listings_follow_the_userland() {
+        assert_eq!(run("busybox", &["cat", "/etc/hostname"], None), Ok(("web\n".into(), 0, 0)));
+        assert!(run("busybox", &["cat", "/etc/hosts"], None).unwrap_or_default().0.ends_with("10.244.1.7\tweb\n"));
+        assert_eq!(
+            run("nginx", &["cat", "/etc/nope"], None).map(|r| (r.0, r.1)),
+            Ok(("cat: /etc/nope: kubeglass does not simulate this file\n".into(), 1))
+        );
+        assert_eq!(
+            run("nginx", &["ls", "/nope"], None).map(|r| (r.0, r.1)),
+            Ok(("ls: cannot access '/nope': No such file or directory\n".into(), 2))
+        );
+        assert_eq!(
+            run("busybox", &["ls", "/nope"], None).map(|r| (r.0, r.1)),
+            Ok(("ls: /nope: No such file or directory\n".into(), 1))
+        );
+        assert_eq!(
+            run("alpine", &["id"], None).map(|r| r.0.starts_with("uid=0(root) gid=0(root) groups=0(root),0(root)")),
+            Ok(true)
+        );
+        assert_eq!(run("busybox", &["uname", "-sr"], None), Ok(("Linux 5.15.0-139-generic\n".into(), 0, 0)));
+        assert_eq!(run("busybox", &["printenv", "NOPE"], None), Ok((String::new(), 1, 0)));
+    }
+
+    #[test]
+    fn resolv_conf_is_written_from_the_dns_settings() {
+        let dns = DnsConfig {
+            servers: vec!["10.96.0.10".into()],
+            searches: vec!["a.svc.cluster.local".into()],
+            options: vec!["ndots:5".into()],
+        };
+        assert_eq!(resolv_conf(Some(&dns)), "search a.svc.cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n");
+        let mut host = sandbox();
+        host.host_network = true;
+        assert!(hosts_file(Some(&host)).starts_with("127.0.0.1 localhost\n127.0.1.1 web\n"));
+    }
 }

@@ -132,10 +132,9 @@ pub enum CriReply {
     Done,
     Sandboxes(Vec<Sandbox>),
     Containers(Vec<Container>),
-    /// ExecSync's answer.
+    /// ExecSync's answer: what the command wrote (in order; `true` marks stderr) and its exit code.
     Exec {
-        stdout: String,
-        stderr: String,
+        output: Vec<(bool, String)>,
         exit_code: i32,
     },
 }
@@ -484,13 +483,10 @@ impl Containerd {
                 };
                 match super::exec::exec_sync(&run, &exec_id) {
                     Ok(done) if done.after_ms > 0 => {
-                        let reply =
-                            CriReply::Exec { stdout: done.stdout, stderr: done.stderr, exit_code: done.exit_code };
+                        let reply = CriReply::Exec { output: done.output, exit_code: done.exit_code };
                         return self.later(ctx, from, id, Ok(reply), done.after_ms);
                     }
-                    Ok(done) => {
-                        Ok(CriReply::Exec { stdout: done.stdout, stderr: done.stderr, exit_code: done.exit_code })
-                    }
+                    Ok(done) => Ok(CriReply::Exec { output: done.output, exit_code: done.exit_code }),
                     Err(e) => Err(e),
                 }
             }
@@ -856,6 +852,29 @@ fn step(words: &[&str], ms: &mut u64, lines: &mut Vec<Planned>) -> Step {
 
 fn forever(output: Output) -> Workload {
     Workload { ends: None, handles_sigterm: false, output }
+}
+
+/// A running container of `image` with `env`, for tests of what runs in containers.
+#[cfg(test)]
+pub(crate) fn test_container(image: &str, env: Env) -> Container {
+    Container {
+        id: "c".repeat(64),
+        sandbox_id: "s".repeat(64),
+        pod_uid: "uid".into(),
+        name: "c".into(),
+        image: normalize(image),
+        image_ref: String::new(),
+        attempt: 0,
+        state: ContainerState::Running,
+        exit_code: 0,
+        created_at: SimTime::ZERO,
+        started_at: Some(SimTime::ZERO),
+        finished_at: None,
+        logs: Vec::new(),
+        env,
+        workload: Workload { ends: None, handles_sigterm: true, output: Output::default() },
+        written: 0,
+    }
 }
 
 #[cfg(test)]

@@ -271,9 +271,9 @@ impl Kubelet {
                 code: 400,
                 body: format!("unable to retrieve container logs for containerd://{container_id}"),
             },
-            (Waiting::Exec, Ok(CriReply::Exec { stdout, stderr, exit_code })) => {
+            (Waiting::Exec, Ok(CriReply::Exec { output, exit_code })) => {
                 let end = if exit_code == 0 { ExecEnd::Success } else { ExecEnd::ExitCode(exit_code) };
-                KubeletReply::Exec(ExecResult { stdout, stderr, end })
+                KubeletReply::Exec(ExecResult { output, end })
             }
             (Waiting::Exec, Err(e)) if e == CRI_UNAVAILABLE => KubeletReply::Error { code: 500, body: e },
             (Waiting::Exec, Err(e)) => KubeletReply::Exec(ExecResult {
