@@ -40,17 +40,32 @@ pub(super) fn info_for(doc: &Value, source: &str, ns: &str) -> Result<&'static R
     })
 }
 
-pub async fn apply(ctx: &Context) -> Result<(), Failure> {
-    let (docs, source) = documents(ctx, "apply")?;
-    let mut last_error = None;
-    for doc in docs {
-        if let Err(Failure(line)) = apply_one(ctx, doc.value, &source).await {
-            if let Some(prev) = last_error.replace(line) {
+/// How kubectl reports failures of a manifest's documents: each is printed once the next one comes, and the
+/// last is the command's own.
+#[derive(Default)]
+pub(super) struct DocumentErrors(Option<String>);
+
+impl DocumentErrors {
+    pub(super) fn record(&mut self, ctx: &Context, result: Result<(), Failure>) {
+        if let Err(Failure(line)) = result {
+            if let Some(prev) = self.0.replace(line) {
                 ctx.println(&prev);
             }
         }
     }
-    last_error.map_or(Ok(()), |l| Err(Failure(l)))
+
+    pub(super) fn finish(self) -> Result<(), Failure> {
+        self.0.map_or(Ok(()), |l| Err(Failure(l)))
+    }
+}
+
+pub async fn apply(ctx: &Context) -> Result<(), Failure> {
+    let (docs, source) = documents(ctx, "apply")?;
+    let mut errors = DocumentErrors::default();
+    for doc in docs {
+        errors.record(ctx, apply_one(ctx, doc.value, &source).await);
+    }
+    errors.finish()
 }
 
 async fn apply_one(ctx: &Context, mut doc: Value, source: &str) -> Result<(), Failure> {
@@ -204,7 +219,7 @@ pub async fn create(ctx: &Context) -> Result<(), Failure> {
     }
     let (docs, source) = documents(ctx, "create")?;
     let default_ns = ctx.namespace();
-    let mut last_error = None;
+    let mut errors = DocumentErrors::default();
     for doc in docs {
         let result = async {
             let info = info_for(&doc.value, &source, &default_ns)?;
@@ -221,11 +236,7 @@ pub async fn create(ctx: &Context) -> Result<(), Failure> {
             }
         }
         .await;
-        if let Err(Failure(line)) = result {
-            if let Some(prev) = last_error.replace(line) {
-                ctx.println(&prev);
-            }
-        }
+        errors.record(ctx, result);
     }
-    last_error.map_or(Ok(()), |l| Err(Failure(l)))
+    errors.finish()
 }

@@ -5,7 +5,7 @@
 //! terminal, so `-it` prints kubectl's note that stdin is not one and runs without a TTY; with `-i`, the
 //! text piped to kubectl (a scenario step's stdin) is the command's stdin.
 
-use crate::api::{ApiResponse, ExecEnd, Kind, Object, Verb};
+use crate::api::{ApiResponse, ExecEnd, Kind, Verb};
 
 use super::common;
 use super::{Context, Failure};
@@ -39,7 +39,7 @@ async fn run(ctx: &Context) -> Result<i32, Failure> {
     if command.is_empty() {
         return Err(common::error("you must specify at least one command for the container"));
     }
-    let pod = target_pod(ctx, target).await?;
+    let pod = super::logs::pod_for(ctx, target, "cannot attach to").await?;
     let name = pod.metadata.name.clone().unwrap_or_default();
     let phase = pod.status.as_ref().and_then(|s| s.phase.clone()).unwrap_or_default();
     if phase == "Succeeded" || phase == "Failed" {
@@ -88,26 +88,5 @@ async fn run(ctx: &Context) -> Result<i32, Failure> {
         }
         ExecEnd::Failure(message) => Err(common::error(message)),
         ExecEnd::NotUpgraded(body) => Err(common::error(format!("unable to upgrade connection: {body}"))),
-    }
-}
-
-/// The pod a `POD` or `TYPE/NAME` argument means (a workload's first pod).
-async fn target_pod(ctx: &Context, word: &str) -> Result<crate::api::api::core::v1::Pod, Failure> {
-    let (info, name) = match word.split_once('/') {
-        Some((t, n)) => (super::resource(t)?, n),
-        None => (Kind::Pod.info(), word),
-    };
-    let ns = ctx.namespace();
-    let obj = match ctx.call(ctx.request(Verb::Get, info).namespace(Some(&ns)).name(name)).await? {
-        ApiResponse::Object(o) => o,
-        _ => return Err(common::error("the server returned no object")),
-    };
-    match obj.as_ref() {
-        Object::Pod(p) => Ok(p.clone()),
-        other => {
-            let selector = super::logs::workload_selector(other)
-                .ok_or_else(|| common::error(format!("cannot attach to {}", other.kind().name())))?;
-            super::logs::first_pod(ctx, &selector).await
-        }
     }
 }

@@ -46,7 +46,7 @@ pub async fn logs(ctx: &Context) -> Result<(), Failure> {
     let container = ctx.args.get(&["c", "container"]).or(words.get(1).map(String::as_str)).map(str::to_string);
     let pods = match selector {
         Some(sel) => pods_matching(ctx, sel).await?,
-        None => vec![pod_for(ctx, &words[0]).await?],
+        None => vec![pod_for(ctx, &words[0], "cannot get the logs from").await?],
     };
     if pods.is_empty() {
         ctx.println(&format!("No resources found in {} namespace.", ctx.namespace()));
@@ -130,8 +130,9 @@ pub fn default_container(ctx: &Context, pod: &Pod, inits: &[String], names: &[St
     first
 }
 
-/// The pod a `POD` or `TYPE/NAME` argument means.
-async fn pod_for(ctx: &Context, word: &str) -> Result<Pod, Failure> {
+/// The pod a `POD` or `TYPE/NAME` argument means: the pod, or the first pod of a workload (`what` starts
+/// the error for kinds without pods: `cannot get the logs from`, `cannot attach to`).
+pub async fn pod_for(ctx: &Context, word: &str, what: &str) -> Result<Pod, Failure> {
     let (info, name) = match word.split_once('/') {
         Some((t, n)) => (super::resource(t)?, n),
         None => (Kind::Pod.info(), word),
@@ -145,7 +146,8 @@ async fn pod_for(ctx: &Context, word: &str) -> Result<Pod, Failure> {
         return Ok(p.clone());
     }
     let selector = workload_selector(&obj).ok_or_else(|| {
-        common::error(format!("cannot get the logs from {}", super::kind_name(&obj).split('/').next().unwrap_or("")))
+        let go_type = format!("*{}.{}", obj.info().version, obj.kind().name());
+        common::error(format!("{what} {go_type}: selector for {go_type} not implemented"))
     })?;
     first_pod(ctx, &selector).await
 }

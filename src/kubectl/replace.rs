@@ -5,7 +5,7 @@
 
 use crate::api::{ApiResponse, Verb};
 
-use super::apply::{documents, info_for};
+use super::apply::{documents, info_for, DocumentErrors};
 use super::common::{self, DryRun};
 use super::{Context, Failure};
 
@@ -22,7 +22,7 @@ pub async fn replace(ctx: &Context) -> Result<(), Failure> {
     common::check_output(ctx)?;
     let (docs, source) = documents(ctx, "replace")?;
     let default_ns = ctx.namespace();
-    let mut last_error = None;
+    let mut errors = DocumentErrors::default();
     for doc in docs {
         let result = async {
             let info = info_for(&doc.value, &source, &default_ns)?;
@@ -52,13 +52,9 @@ pub async fn replace(ctx: &Context) -> Result<(), Failure> {
             }
         }
         .await;
-        if let Err(Failure(line)) = result {
-            if let Some(prev) = last_error.replace(line) {
-                ctx.println(&prev);
-            }
-        }
+        errors.record(ctx, result);
     }
-    last_error.map_or(Ok(()), |l| Err(Failure(l)))
+    errors.finish()
 }
 
 /// `kubectl edit`: real kubectl opens `$EDITOR` on the object; kubeglass has no terminal editor.

@@ -177,10 +177,11 @@ impl Kubelet {
         let KubeletMessage::Request { id, call } = m else { return };
         let answer = match call {
             KubeletCall::ContainerLogs { namespace, pod, container, options } => {
-                self.container_logs(ctx, from, id, &namespace, &pod, &container, options)
+                self.container_logs(ctx, (from, id), &format!("{namespace}/{pod}"), &pod, &container, options)
             }
             KubeletCall::Exec { namespace, pod, container, command, stdin, tty } => {
-                self.exec(ctx, from, id, &namespace, &pod, &container, command, stdin, tty)
+                let call = CriCall::ExecSync { id: String::new(), cmd: command, stdin, tty };
+                self.exec(ctx, (from, id), &format!("{namespace}/{pod}"), &container, call)
             }
         };
         if let Some(reply) = answer {
@@ -188,27 +189,25 @@ impl Kubelet {
         }
     }
 
-    /// The pod named `namespace/name` as the kubelet's pod manager knows it, with its uid.
-    fn pod_by_name(&self, namespace: &str, name: &str) -> Option<(String, &Pod, Option<&Value>)> {
-        let key = format!("{namespace}/{name}");
+    /// The pod `namespace/name` as the kubelet's pod manager knows it, with its uid.
+    fn pod_by_name(&self, key: &str) -> Option<(String, &Pod, Option<&Value>)> {
         self.workers
             .iter()
             .find(|(_, w)| w.key == key && !w.gone && !w.orphan)
             .map(|(uid, w)| (uid.clone(), &w.pod, w.last_status.as_ref()))
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// `GET /containerLogs`: which run to read, then its log from containerd (None: the answer comes later).
     fn container_logs(
         &mut self,
         ctx: &mut Ctx,
-        from: ComponentId,
-        id: u64,
-        namespace: &str,
+        (from, id): (ComponentId, u64),
+        key: &str,
         name: &str,
         container: &str,
         options: LogOptions,
     ) -> Option<KubeletReply> {
-        let Some((_, pod, cached)) = self.pod_by_name(namespace, name) else {
+        let Some((_, pod, cached)) = self.pod_by_name(key) else {
             return Some(KubeletReply::Error { code: 404, body: format!("pod {name:?} does not exist") });
         };
         if !pod.spec.as_ref().is_some_and(|s| s.containers.iter().any(|c| c.name == container)) {
@@ -229,20 +228,16 @@ impl Kubelet {
         None
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// `POST /exec`: the running container, then `call` (an `ExecSync` still without the container's id).
     fn exec(
         &mut self,
         ctx: &mut Ctx,
-        from: ComponentId,
-        id: u64,
-        namespace: &str,
-        name: &str,
+        (from, id): (ComponentId, u64),
+        key: &str,
         container: &str,
-        cmd: Vec<String>,
-        stdin: Option<String>,
-        tty: bool,
+        call: CriCall,
     ) -> Option<KubeletReply> {
-        let Some((uid, _, _)) = self.pod_by_name(namespace, name) else {
+        let Some((uid, _, _)) = self.pod_by_name(key) else {
             return Some(KubeletReply::Error { code: 404, body: "pod does not exist".into() });
         };
         // Only running containers can be exec'd into (the runtime's list of running pods).
@@ -258,6 +253,7 @@ impl Kubelet {
         if !self.runtime_up {
             return Some(KubeletReply::Error { code: 500, body: CRI_UNAVAILABLE.into() });
         }
+        let CriCall::ExecSync { cmd, stdin, tty, .. } = call else { return None };
         let served = Served { from, id, what: Waiting::Exec };
         self.cri(ctx, CriCall::ExecSync { id: cid, cmd, stdin, tty }, CriOp::Serve(Box::new(served)));
         None
