@@ -1,8 +1,8 @@
 //! The node agents: the kubelet (a systemd service, not a pod) and containerd, the container runtime it
 //! drives over CRI. Both run on every node, the control-plane node included.
 
-pub mod curl;
 pub mod container_output;
+pub mod curl;
 pub mod exec;
 pub mod kubelet;
 pub mod listeners;
