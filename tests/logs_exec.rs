@@ -160,10 +160,20 @@ fn logs_fail_with_the_dial_error_when_the_nodes_kubelet_is_stopped() {
     assert_eq!(r.exit, Some(1));
     let flow = data_flow(c.kernel(), r.chain);
     assert!(flow.iter().any(|s| s.to == "node01/kubelet" && s.outcome == "refused"), "{flow:#?}");
-    // containerd still runs the container; the kubelet coming back serves logs again.
+    // containerd still runs the container; the kubelet coming back adopts it and serves logs again.
+    let id = "get pod web -o jsonpath={.status.containerStatuses[0].containerID}";
+    let before = kubectl(&mut c, id).0;
     c.start("node01/kubelet").unwrap();
     c.advance_ms(3_000);
     assert!(kubectl(&mut c, "logs web --tail=1").0.contains("start worker process"));
+    c.advance_ms(30_000);
+    assert_eq!(kubectl(&mut c, id).0, before);
+    let running = c.containerd("node01").map(|d| {
+        d.containers()
+            .filter(|x| x.name == "web" && x.state == kubeglass::node::runtime::ContainerState::Running)
+            .count()
+    });
+    assert_eq!(running, Some(1), "a kubelet restart leaves the pod's container running");
 }
 
 #[test]

@@ -62,10 +62,12 @@ impl ApiConn {
         id
     }
 
-    /// (Re)starts every informer; pending calls are forgotten (the process restarted).
+    /// (Re)starts every informer; pending calls and cached objects are forgotten (the process restarted, so
+    /// it has not synced until its first lists come back).
     pub fn start(&mut self, ctx: &mut Ctx) {
         self.calls.clear();
         for i in 0..self.informers.len() {
+            self.informers[i].reset();
             self.relist(ctx, i);
         }
     }

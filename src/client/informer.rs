@@ -143,6 +143,14 @@ impl Informer {
         req
     }
 
+    /// Forgets everything cached: a restarted process starts with an empty, unsynced informer.
+    pub fn reset(&mut self) {
+        self.store.clear();
+        self.resource_version = 0;
+        self.synced = false;
+        self.state = State::Idle;
+    }
+
     /// Starts (or restarts) the loop with a list from the watch cache. `request_id` names the request.
     pub fn relist(&mut self, request_id: u64) -> Output {
         let mut req = self.request(Verb::List);
