@@ -9,7 +9,9 @@
 //! - the pod annotation `kubeglass.dev/logs` adds its lines (split on newlines) at the start, for images
 //!   whose real output kubeglass does not model.
 
+use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::sim::time::EPOCH_MS;
 use crate::sim::SimTime;
@@ -80,20 +82,33 @@ pub struct Repeat {
     pub lines: Vec<Planned>,
 }
 
-/// Everything a process prints: lines once, then possibly a loop's lines forever.
+/// Log lines kept per container (the kubelet rotates log files; older lines are gone).
+pub const MAX_LINES: usize = 5_000;
+
+/// Everything a process prints: lines once, then possibly a loop's lines forever. Shared: every container of
+/// an image prints the same, and nothing is stored per line until someone reads the log.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Output {
-    pub once: Vec<Planned>,
-    pub repeat: Option<Repeat>,
+    pub once: Arc<Vec<Planned>>,
+    pub repeat: Option<Arc<Repeat>>,
 }
 
 impl Output {
+    pub fn new(once: Vec<Planned>, repeat: Option<Repeat>) -> Output {
+        Output { once: Arc::new(once), repeat: repeat.map(Arc::new) }
+    }
+
+    /// The loop, when it prints anything at all.
+    fn looping(&self) -> Option<&Repeat> {
+        self.repeat.as_deref().filter(|r| r.period_ms > 0 && !r.lines.is_empty())
+    }
+
     /// The `index`-th line the process prints and its time after the start (None when it prints no more).
     pub fn line(&self, index: usize) -> Option<(u64, &Planned)> {
         if let Some(p) = self.once.get(index) {
             return Some((p.after_ms, p));
         }
-        let r = self.repeat.as_ref().filter(|r| r.period_ms > 0 && !r.lines.is_empty())?;
+        let r = self.looping()?;
         let k = index - self.once.len();
         let pass = (k / r.lines.len()) as u64;
         let p = &r.lines[k % r.lines.len()];
@@ -101,11 +116,30 @@ impl Output {
         Some((at, p))
     }
 
+    /// How many lines the process has printed `ms` after its start.
+    pub fn count(&self, ms: u64) -> usize {
+        let once = self.once.iter().filter(|p| p.after_ms <= ms).count();
+        let Some(r) = self.looping().filter(|r| ms >= r.from_ms) else { return once };
+        let into = ms - r.from_ms;
+        let passes = (into / r.period_ms) as usize;
+        let partial = r.lines.iter().filter(|p| p.after_ms <= into % r.period_ms).count();
+        once + passes.saturating_mul(r.lines.len()).saturating_add(partial)
+    }
+
+    /// The log of a process started at `started`, as of `until`: its last [`MAX_LINES`] lines.
+    pub fn written(&self, started: SimTime, until: SimTime) -> Vec<LogLine> {
+        let n = self.count(until.since(started));
+        (n.saturating_sub(MAX_LINES)..n)
+            .filter_map(|i| self.line(i))
+            .map(|(after, p)| render(p, started.plus_ms(after)))
+            .collect()
+    }
+
     /// Lines that come first, before any the command prints (the annotation's).
     pub fn prepend(&mut self, lines: Vec<Planned>) {
         let mut all = lines;
-        all.append(&mut self.once);
-        self.once = all;
+        all.extend(self.once.iter().cloned());
+        self.once = Arc::new(all);
     }
 }
 
@@ -120,9 +154,16 @@ pub fn render(p: &Planned, at: SimTime) -> LogLine {
 }
 
 /// The image's own output when it runs without a command (None for images whose output is not modelled).
+/// Built once per image and shared by its containers.
 pub fn image_output(repository: &str, tag: &str) -> Option<Output> {
+    static BUILT: OnceLock<Mutex<BTreeMap<String, Output>>> = OnceLock::new();
     let base = repository.rsplit('/').next().unwrap_or(repository);
-    (base == "nginx").then(|| nginx(tag))
+    if base != "nginx" {
+        return None;
+    }
+    let built = BUILT.get_or_init(|| Mutex::new(BTreeMap::new()));
+    let mut built = built.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    Some(built.entry(tag.to_string()).or_insert_with(|| nginx(tag)).clone())
 }
 
 /// The lines of the annotation `kubeglass.dev/logs`, printed at the start.
@@ -177,7 +218,7 @@ fn nginx(tag: &str) -> Output {
         stream: Stream::Stderr,
         text: Text::NginxNotice(m),
     }));
-    Output { once, repeat: None }
+    Output::new(once, None)
 }
 
 /// `2025/09/01 00:00:12`: nginx's log time.
@@ -240,13 +281,21 @@ mod tests {
 
     #[test]
     fn a_loop_repeats_its_lines_every_pass() {
-        let out = Output {
-            once: vec![Planned::stdout(0, "start")],
-            repeat: Some(Repeat { from_ms: 100, period_ms: 5_000, lines: vec![Planned::stdout(0, "tick")] }),
-        };
+        let out = Output::new(
+            vec![Planned::stdout(0, "start")],
+            Some(Repeat { from_ms: 100, period_ms: 5_000, lines: vec![Planned::stdout(0, "tick")] }),
+        );
         assert_eq!(out.line(0).map(|(t, _)| t), Some(0));
         assert_eq!(out.line(1).map(|(t, _)| t), Some(100));
         assert_eq!(out.line(3).map(|(t, _)| t), Some(10_100));
         assert!(Output::default().line(0).is_none());
+        assert_eq!(
+            (out.count(0), out.count(99), out.count(100), out.count(10_099), out.count(10_100)),
+            (1, 1, 2, 3, 4)
+        );
+        // A loop that ran for a week keeps only the last lines.
+        let week = out.written(SimTime::ZERO, SimTime::ZERO.plus_ms(7 * 86_400_000));
+        assert_eq!(week.len(), MAX_LINES);
+        assert!(week.iter().all(|l| l.text == "tick"));
     }
 }

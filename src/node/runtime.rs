@@ -197,12 +197,17 @@ pub struct Container {
     pub created_at: SimTime,
     pub started_at: Option<SimTime>,
     pub finished_at: Option<SimTime>,
-    /// What it wrote so far (its log file).
-    pub logs: Vec<LogLine>,
     pub env: Env,
     workload: Workload,
-    /// How many of the workload's output lines are in `logs`.
-    written: usize,
+}
+
+impl Container {
+    /// Its log file as of `now`: the lines it wrote from its start until now or its end (the last ones, as
+    /// the kubelet rotates log files).
+    pub fn logs(&self, now: SimTime) -> Vec<LogLine> {
+        let Some(started) = self.started_at else { return Vec::new() };
+        self.workload.output.written(started, self.finished_at.unwrap_or(now).min(now))
+    }
 }
 
 /// What a simulated process does once started.
@@ -221,10 +226,6 @@ pub const PAUSE_IMAGE: &str = "registry.k8s.io/pause:3.10";
 /// Timer tokens: a pull finishing (`PULL_BASE + n`), a container exiting (`EXIT_BASE + n`).
 const PULL_BASE: u64 = 1 << 40;
 const EXIT_BASE: u64 = 2 << 40;
-/// A container's next output line is due: `LOG_BASE + n`.
-const LOG_BASE: u64 = 3 << 40;
-/// Log lines kept per container (the kubelet rotates log files; older lines are gone).
-const MAX_LOG_LINES: usize = 5_000;
 
 /// The node's containerd.
 #[derive(Debug)]
@@ -246,8 +247,6 @@ pub struct Containerd {
     stops: BTreeMap<u64, (ComponentId, u64)>,
     /// Answers sent after a delay (failed pulls): token → (requester, request id, answer).
     delayed: BTreeMap<u64, Delayed>,
-    /// Output timers: token → container id.
-    log_timers: BTreeMap<u64, String>,
     next_timer: u64,
 }
 
@@ -269,7 +268,6 @@ impl Containerd {
             exits: BTreeMap::new(),
             stops: BTreeMap::new(),
             delayed: BTreeMap::new(),
-            log_timers: BTreeMap::new(),
             next_timer: 0,
         };
         for image in std::iter::once(&PAUSE_IMAGE).chain(preloaded) {
@@ -295,12 +293,6 @@ impl Containerd {
         self.exits.clear();
         for id in running {
             self.arm_exit(_ctx, &id);
-        }
-        self.log_timers.clear();
-        let writing: Vec<String> =
-            self.containers.values().filter(|c| c.state == ContainerState::Running).map(|c| c.id.clone()).collect();
-        for id in writing {
-            self.write_output(_ctx, &id);
         }
     }
 
@@ -399,10 +391,8 @@ impl Containerd {
                     created_at: ctx.now,
                     started_at: None,
                     finished_at: None,
-                    logs: Vec::new(),
                     env,
                     workload,
-                    written: 0,
                 };
                 self.containers.insert(cid.clone(), c.clone());
                 Ok(CriReply::Container(c))
@@ -416,10 +406,9 @@ impl Containerd {
                 }
                 c.state = ContainerState::Running;
                 c.started_at = Some(ctx.now);
-                self.write_output(ctx, &cid);
-                let c = self.containers.get(&cid).cloned();
+                let c = c.clone();
                 self.arm_exit(ctx, &cid);
-                Ok(c.map_or(CriReply::Done, CriReply::Container))
+                Ok(CriReply::Container(c))
             }
             CriCall::StopContainer { id: cid, timeout_s } => {
                 let Some(c) = self.containers.get(&cid) else { return Some(Ok(CriReply::Done)) };
@@ -519,33 +508,7 @@ impl Containerd {
         ctx.timer(at - ctx.now.ms(), token);
     }
 
-    /// Appends the output lines that are due by now and sets a timer for the next one.
-    fn write_output(&mut self, ctx: &mut Ctx, cid: &str) {
-        let Some(c) = self.containers.get_mut(cid) else { return };
-        if c.state != ContainerState::Running {
-            return;
-        }
-        let started = c.started_at.unwrap_or(ctx.now);
-        while let Some((after, planned)) = c.workload.output.line(c.written) {
-            let at = started.plus_ms(after);
-            if at > ctx.now {
-                self.next_timer += 1;
-                let token = LOG_BASE + self.next_timer;
-                self.log_timers.insert(token, cid.to_string());
-                ctx.timer(at.since(ctx.now), token);
-                return;
-            }
-            c.logs.push(container_output::render(planned, at));
-            c.written += 1;
-            if c.logs.len() > MAX_LOG_LINES {
-                c.logs.drain(..c.logs.len() - MAX_LOG_LINES);
-            }
-        }
-    }
-
     fn finish(&mut self, ctx: &mut Ctx, cid: &str, code: i32, notify: bool) {
-        // Whatever it wrote up to its end is in its log.
-        self.write_output(ctx, cid);
         let Some(c) = self.containers.get_mut(cid) else { return };
         if c.state != ContainerState::Running {
             return;
@@ -569,10 +532,6 @@ impl Containerd {
                     result: Ok(CriReply::Pulled { image: img, pull_ms: ms }),
                 })),
             );
-            return;
-        }
-        if let Some(cid) = self.log_timers.remove(&token) {
-            self.write_output(ctx, &cid);
             return;
         }
         if let Some((from, id, result)) = self.delayed.remove(&token) {
@@ -787,7 +746,7 @@ fn shell_quote(a: &str) -> String {
 /// Walks a shell script's statements; `while true; do …; done` repeats its body's output forever.
 fn run_script(script: &str) -> Workload {
     let mut ms: u64 = 0;
-    let mut out = Output::default();
+    let mut once = Vec::new();
     let statements: Vec<&str> =
         script.split(['\n', ';']).flat_map(|s| s.split("&&")).flat_map(|s| s.split("||")).collect();
     let mut i = 0;
@@ -809,16 +768,17 @@ fn run_script(script: &str) -> Workload {
                     break;
                 }
             }
-            out.repeat = Some(Repeat { from_ms: ms, period_ms: pass_ms, lines });
-            return forever(out);
+            return forever(Output::new(once, Some(Repeat { from_ms: ms, period_ms: pass_ms, lines })));
         }
-        match step(&words, &mut ms, &mut out.once) {
+        match step(&words, &mut ms, &mut once) {
             Step::Next => {}
-            Step::End(code) => return Workload { ends: Some((ms, code)), handles_sigterm: false, output: out },
-            Step::Forever => return forever(out),
+            Step::End(code) => {
+                return Workload { ends: Some((ms, code)), handles_sigterm: false, output: Output::new(once, None) }
+            }
+            Step::Forever => return forever(Output::new(once, None)),
         }
     }
-    Workload { ends: Some((ms, 0)), handles_sigterm: false, output: out }
+    Workload { ends: Some((ms, 0)), handles_sigterm: false, output: Output::new(once, None) }
 }
 
 /// What one statement of a script does to the process.
@@ -870,10 +830,8 @@ pub(crate) fn test_container(image: &str, env: Env) -> Container {
         created_at: SimTime::ZERO,
         started_at: Some(SimTime::ZERO),
         finished_at: None,
-        logs: Vec::new(),
         env,
         workload: Workload { ends: None, handles_sigterm: true, output: Output::default() },
-        written: 0,
     }
 }
 
@@ -936,7 +894,7 @@ mod tests {
         assert_eq!(workload(&spec("busybox", &[], &[])).ends, Some((0, 0)));
         assert_eq!(workload(&spec("registry.k8s.io/etcd:3.6.4-0", &["etcd", "--data-dir=/x"], &[])).ends, None);
         assert_eq!(
-            workload(&spec("busybox", &["sh", "-c", "echo hi; sleep 1"], &[])).output.once,
+            workload(&spec("busybox", &["sh", "-c", "echo hi; sleep 1"], &[])).output.once.as_slice(),
             [Planned::stdout(0, "hi")]
         );
         let looping = workload(&spec("busybox", &["sh", "-c", "echo start; while true; do date; sleep 5; done"], &[]));

@@ -11,7 +11,8 @@
 //! Simplified: exec is one `ExecSync` call standing for CRI `Exec` and its stream; the kubelet has no
 //! Service informer, so containers get the `kubernetes` Service's variables only.
 
-use std::sync::{Arc, OnceLock};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value;
 
@@ -20,7 +21,7 @@ use crate::api::{ExecEnd, ExecResult};
 use crate::node::container_output::rfc3339_nano;
 use crate::node::exec::{DnsConfig, Env};
 use crate::node::runtime::{Container, ContainerState, CriCall, CriReply};
-use crate::sim::{ComponentId, Ctx, Payload};
+use crate::sim::{ComponentId, Ctx, Payload, SimTime};
 
 use super::{CriOp, Kubelet};
 
@@ -262,7 +263,9 @@ impl Kubelet {
     /// containerd answered a call made for a request on :10250 (or the call failed).
     pub(super) fn on_served(&mut self, ctx: &mut Ctx, served: Served, result: Result<CriReply, String>) {
         let reply = match (served.what, result) {
-            (Waiting::Logs { options, .. }, Ok(CriReply::Container(c))) => KubeletReply::Logs(log_text(&c, &options)),
+            (Waiting::Logs { options, .. }, Ok(CriReply::Container(c))) => {
+                KubeletReply::Logs(log_text(&c, &options, ctx.now))
+            }
             (Waiting::Logs { container_id, .. }, _) => KubeletReply::Error {
                 code: 400,
                 body: format!("unable to retrieve container logs for containerd://{container_id}"),
@@ -318,13 +321,14 @@ pub fn log_container(pod: &str, status: Option<&Value>, container: &str, previou
     Ok(id.trim_start_matches("containerd://").to_string())
 }
 
-/// The log of a container run as the kubelet streams it: `--tail` lines, each with its time if asked.
-pub fn log_text(c: &Container, options: &LogOptions) -> String {
+/// The log of a container run as the kubelet streams it at `now`: `--tail` lines, each with its time if asked.
+pub fn log_text(c: &Container, options: &LogOptions, now: SimTime) -> String {
+    let lines = c.logs(now);
     let skip = match options.tail_lines {
-        Some(n) if n >= 0 => c.logs.len().saturating_sub(n as usize),
+        Some(n) if n >= 0 => lines.len().saturating_sub(n as usize),
         _ => 0,
     };
-    c.logs
+    lines
         .iter()
         .skip(skip)
         .map(
@@ -360,16 +364,15 @@ pub fn sandbox_dns(pod: &Pod) -> Option<Arc<DnsConfig>> {
         "ClusterFirst" => !host_network,
         _ => false,
     };
+    if cluster && spec.dns_config.is_none() {
+        // The common case: one shared value per namespace.
+        static BY_NAMESPACE: OnceLock<Mutex<BTreeMap<String, Arc<DnsConfig>>>> = OnceLock::new();
+        let map = BY_NAMESPACE.get_or_init(|| Mutex::new(BTreeMap::new()));
+        let mut map = map.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        return Some(Arc::clone(map.entry(ns.to_string()).or_insert_with(|| Arc::new(cluster_dns(ns)))));
+    }
     let mut dns = if cluster {
-        DnsConfig {
-            servers: vec![CLUSTER_DNS.into()],
-            searches: vec![
-                format!("{ns}.svc.{CLUSTER_DOMAIN}"),
-                format!("svc.{CLUSTER_DOMAIN}"),
-                CLUSTER_DOMAIN.to_string(),
-            ],
-            options: vec!["ndots:5".into()],
-        }
+        cluster_dns(ns)
     } else if policy == "None" {
         DnsConfig::default()
     } else {
@@ -388,6 +391,19 @@ pub fn sandbox_dns(pod: &Pod) -> Option<Arc<DnsConfig>> {
         }
     }
     Some(Arc::new(dns))
+}
+
+/// `ClusterFirst` DNS for a pod of namespace `ns`.
+fn cluster_dns(ns: &str) -> DnsConfig {
+    DnsConfig {
+        servers: vec![CLUSTER_DNS.into()],
+        searches: vec![
+            format!("{ns}.svc.{CLUSTER_DOMAIN}"),
+            format!("svc.{CLUSTER_DOMAIN}"),
+            CLUSTER_DOMAIN.to_string(),
+        ],
+        options: vec!["ndots:5".into()],
+    }
 }
 
 /// The variables of the `kubernetes` Service every container gets (one list, shared).
