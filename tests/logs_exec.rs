@@ -82,6 +82,12 @@ fn a_script_prints_its_echoes_when_its_sleeps_have_passed_and_tail_and_timestamp
     assert!(times.iter().all(|t| t.starts_with("2025-09-01T00:00:") && t.ends_with('Z')), "{stamped}");
     assert!((secs(times[1]) - secs(times[0]) - 2.0).abs() < 0.01, "{stamped}");
     assert!((secs(times[2]) - secs(times[1]) - 2.0).abs() < 0.01, "{stamped}");
+    // --since-time keeps the lines written from then on, --limit-bytes cuts the text.
+    let second = &times[1][..19];
+    assert_eq!(kubectl(&mut c, &format!("logs talker --since-time={second}Z")).0, "two\nthree\n");
+    assert_eq!(kubectl(&mut c, "logs talker --limit-bytes=6").0, "one\ntw");
+    assert_eq!(kubectl(&mut c, "logs talker --since=1h").0, "one\ntwo\nthree\n");
+    assert_eq!(kubectl(&mut c, "logs talker --since=1ms").0, "");
     // -f is accepted and prints what exists.
     assert_eq!(kubectl(&mut c, "logs -f talker"), ("one\ntwo\nthree\n".to_string(), Some(0)));
 }

@@ -77,8 +77,12 @@ pub struct Params {
     pub grace_period_seconds: Option<i64>,
     /// Logs and exec: the container (empty: the pod's only one).
     pub container: Option<String>,
-    /// Logs: `tailLines`, `previous`, `timestamps`, `follow`.
+    /// Logs: `tailLines`, `sinceSeconds`, `sinceTime` (RFC 3339), `limitBytes`, `previous`, `timestamps`,
+    /// `follow`.
     pub tail_lines: Option<i64>,
+    pub since_seconds: Option<i64>,
+    pub since_time: Option<String>,
+    pub limit_bytes: Option<i64>,
     pub previous: bool,
     pub timestamps: bool,
     pub follow: bool,

@@ -102,6 +102,9 @@ impl ApiServer {
                 timestamps: p.timestamps,
                 follow: p.follow,
                 tail_lines: p.tail_lines,
+                since_seconds: p.since_seconds,
+                since_time: p.since_time.clone(),
+                limit_bytes: p.limit_bytes,
             };
             KubeletCall::ContainerLogs { namespace, pod: name.clone(), container, options }
         };

@@ -34,11 +34,7 @@ pub async fn logs(ctx: &Context) -> Result<(), Failure> {
         return Err(common::usage(PATH, USAGE));
     }
     let tail = match ctx.args.get(&["tail"]) {
-        Some(t) => t.parse::<i64>().map_err(|_| {
-            Failure(format!(
-                "Error: invalid argument {t:?} for \"--tail\" flag: strconv.ParseInt: parsing {t:?}: invalid syntax\nSee 'kubectl logs --help' for usage."
-            ))
-        })?,
+        Some(t) => t.parse::<i64>().map_err(|_| bad_flag(t, "tail"))?,
         // With a selector kubectl shows the last 10 lines of each pod unless told otherwise.
         None if selector.is_some() => 10,
         None => -1,
@@ -84,6 +80,12 @@ async fn fetch(ctx: &Context, pod: &Pod, container: &str, tail: i64) -> Result<S
         .subresource("log");
     req.params.container = Some(container.to_string());
     req.params.tail_lines = (tail >= 0).then_some(tail);
+    req.params.since_seconds = since_seconds(ctx)?;
+    req.params.since_time = ctx.args.get(&["since-time"]).map(str::to_string);
+    req.params.limit_bytes = match ctx.args.get(&["limit-bytes"]) {
+        Some(n) => Some(n.parse::<i64>().map_err(|_| bad_flag(n, "limit-bytes"))?),
+        None => None,
+    };
     req.params.previous = ctx.args.has(&["p", "previous"]);
     req.params.timestamps = ctx.args.has(&["timestamps"]);
     req.params.follow = ctx.args.has(&["f", "follow"]);
@@ -91,6 +93,24 @@ async fn fetch(ctx: &Context, pod: &Pod, container: &str, tail: i64) -> Result<S
         ApiResponse::Text(t) => Ok(t),
         _ => Ok(String::new()),
     }
+}
+
+/// `--since` in whole seconds, rounded up as kubectl does.
+fn since_seconds(ctx: &Context) -> Result<Option<i64>, Failure> {
+    let Some(text) = ctx.args.get(&["since"]) else { return Ok(None) };
+    let ms = crate::sim::time::parse_duration_ms(text).map_err(|e| {
+        Failure(format!(
+            "Error: invalid argument {text:?} for \"--since\" flag: {e}\nSee 'kubectl logs --help' for usage."
+        ))
+    })?;
+    Ok(Some(ms.div_ceil(1000) as i64))
+}
+
+/// pflag's message for an integer flag whose value does not parse.
+fn bad_flag(value: &str, flag: &str) -> Failure {
+    Failure(format!(
+        "Error: invalid argument {value:?} for \"--{flag}\" flag: strconv.ParseInt: parsing {value:?}: invalid syntax\nSee 'kubectl logs --help' for usage."
+    ))
 }
 
 /// The containers to read: `--all-containers`, the one asked for, or kubectl's default.

@@ -21,6 +21,7 @@ use crate::api::{ExecEnd, ExecResult};
 use crate::node::container_output::rfc3339_nano;
 use crate::node::exec::{DnsConfig, Env};
 use crate::node::runtime::{Container, ContainerState, CriCall, CriReply};
+use crate::sim::time::parse_rfc3339;
 use crate::sim::{ComponentId, Ctx, Payload, SimTime};
 
 use super::{CriOp, Kubelet};
@@ -68,6 +69,9 @@ pub struct LogOptions {
     pub timestamps: bool,
     pub follow: bool,
     pub tail_lines: Option<i64>,
+    pub since_seconds: Option<i64>,
+    pub since_time: Option<String>,
+    pub limit_bytes: Option<i64>,
 }
 
 /// A kubelet's answer.
@@ -91,8 +95,17 @@ impl KubeletCall {
                 if options.follow {
                     query.push("follow=true".to_string());
                 }
+                if let Some(n) = options.limit_bytes {
+                    query.push(format!("limitBytes={n}"));
+                }
                 if options.previous {
                     query.push("previous=true".to_string());
+                }
+                if let Some(n) = options.since_seconds {
+                    query.push(format!("sinceSeconds={n}"));
+                }
+                if let Some(t) = &options.since_time {
+                    query.push(format!("sinceTime={}", t.replace(':', "%3A")));
                 }
                 if let Some(n) = options.tail_lines {
                     query.push(format!("tailLines={n}"));
@@ -321,26 +334,41 @@ pub fn log_container(pod: &str, status: Option<&Value>, container: &str, previou
     Ok(id.trim_start_matches("containerd://").to_string())
 }
 
-/// The log of a container run as the kubelet streams it at `now`: `--tail` lines, each with its time if asked.
+/// The log of a container run as the kubelet streams it at `now` (`ReadLogs`): the last `tailLines` lines,
+/// of those the ones written since `sinceTime` or `sinceSeconds`, each with its time if asked, cut at
+/// `limitBytes`.
 pub fn log_text(c: &Container, options: &LogOptions, now: SimTime) -> String {
     let lines = c.logs(now);
     let skip = match options.tail_lines {
         Some(n) if n >= 0 => lines.len().saturating_sub(n as usize),
         _ => 0,
     };
-    lines
-        .iter()
-        .skip(skip)
-        .map(
-            |l| {
+    let since = match (&options.since_time, options.since_seconds) {
+        (Some(t), _) => parse_rfc3339(t),
+        (None, Some(s)) => Some(SimTime(now.ms().saturating_sub((s.max(0) as u64).saturating_mul(1000)))),
+        (None, None) => None,
+    };
+    let mut text: String =
+        lines
+            .iter()
+            .skip(skip)
+            .filter(|l| since.is_none_or(|t| l.at >= t))
+            .map(|l| {
                 if options.timestamps {
                     format!("{} {}\n", rfc3339_nano(l.at), l.text)
                 } else {
                     format!("{}\n", l.text)
                 }
-            },
-        )
-        .collect()
+            })
+            .collect();
+    if let Some(limit) = options.limit_bytes.filter(|n| *n >= 0).map(|n| n as usize) {
+        let mut cut = limit.min(text.len());
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+    }
+    text
 }
 
 /// The sandbox's hostname: `spec.hostname` or the pod's name; the node's for host-network pods.
@@ -490,9 +518,18 @@ mod tests {
             namespace: "default".into(),
             pod: "web".into(),
             container: "c".into(),
-            options: LogOptions { previous: true, timestamps: true, follow: false, tail_lines: Some(5) },
+            options: LogOptions {
+                previous: true,
+                timestamps: true,
+                tail_lines: Some(5),
+                since_seconds: Some(30),
+                ..LogOptions::default()
+            },
         };
-        assert_eq!(call.path(), "/containerLogs/default/web/c?previous=true&tailLines=5&timestamps=true");
+        assert_eq!(
+            call.path(),
+            "/containerLogs/default/web/c?previous=true&sinceSeconds=30&tailLines=5&timestamps=true"
+        );
         let m = KubeletMessage::Request { id: 1, call };
         assert_eq!(m.label(), "GET /containerLogs");
     }
