@@ -8,7 +8,7 @@
 //!   `/etc/resolv.conf` (from the sandbox's DNS settings), `hostname`, `env`/`printenv`, `ls /`, `pwd`,
 //!   `whoami`, `id`, `uname [-snrm]`, `date` (the simulated clock), `sleep N` (the exec takes that long),
 //!   `true`, `false`, and shells running `-c SCRIPT` or a script on stdin (`;`, `&&`, `||`, newlines,
-//!   quotes, `$VAR`, `exit N`, `> /dev/null`, `2>&1`).
+//!   quotes, `$VAR`, `$(COMMAND)`, `exit N`, `> /dev/null`, `2>&1`).
 //! - An executable the image does not have fails with the OCI runtime's error; one it has but kubeglass
 //!   does not simulate (`curl`, `nslookup`, `ps`, …) says so on stderr and exits 126.
 //!
@@ -86,6 +86,8 @@ const DEBIAN_TOOLS: &[&str] = &[
 
 /// Marks a variable reference inside a lexed word until the command runs.
 const VAR_MARK: char = '\u{0}';
+/// Starts a marked reference that is a command substitution (`$(…)`) rather than a variable.
+const COMMAND_MARK: char = '\u{1}';
 
 /// Where executables are looked up.
 const PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -378,6 +380,9 @@ impl<'a> Shell<'a> {
     fn simple(&mut self, words: &[String], redirects: &[String]) {
         let words: Vec<String> = words.iter().map(|w| self.subst(w)).collect();
         let redirects: Vec<String> = redirects.iter().map(|r| self.subst(r)).collect();
+        if self.exited {
+            return;
+        }
         let (words, redirects) = (words.as_slice(), redirects.as_slice());
         if words.is_empty() {
             return;
@@ -795,6 +800,23 @@ impl<'a> Shell<'a> {
                 j += 1;
                 "?".into()
             }
+            Some('(') => {
+                // `$(…)`: the command runs when the word is used; its output replaces it.
+                let mut depth = 0;
+                let mut inner = String::new();
+                j += 1;
+                while let Some(&c) = chars.get(j) {
+                    j += 1;
+                    match c {
+                        '(' => depth += 1,
+                        ')' if depth == 0 => break,
+                        ')' => depth -= 1,
+                        _ => {}
+                    }
+                    inner.push(c);
+                }
+                format!("{COMMAND_MARK}{inner}")
+            }
             _ => {
                 let name: String = chars[j..].iter().take_while(|c| c.is_ascii_alphanumeric() || **c == '_').collect();
                 j += name.chars().count();
@@ -811,12 +833,35 @@ impl<'a> Shell<'a> {
         j
     }
 
-    /// A word with its variables' current values.
-    fn subst(&self, word: &str) -> String {
-        word.split(VAR_MARK)
-            .enumerate()
-            .map(|(i, part)| if i % 2 == 1 { self.var(part) } else { part.to_string() })
-            .collect()
+    /// A word with its variables' current values and its command substitutions' output.
+    fn subst(&mut self, word: &str) -> String {
+        let mut out = String::new();
+        for (i, part) in word.split(VAR_MARK).enumerate() {
+            match part.strip_prefix(COMMAND_MARK) {
+                Some(script) if i % 2 == 1 => out.push_str(&self.command_output(script)),
+                _ if i % 2 == 1 => out.push_str(&self.var(part)),
+                _ => out.push_str(part),
+            }
+        }
+        out
+    }
+
+    /// What `script` prints on stdout, run in a subshell, without its final newlines (its stderr stays).
+    fn command_output(&mut self, script: &str) -> String {
+        let start = self.output.len();
+        let (exited, line) = (self.exited, self.line);
+        self.script(script);
+        let mut text = String::new();
+        for (err, t) in self.output.split_off(start) {
+            if err {
+                self.output.push((true, t));
+            } else {
+                text.push_str(&t);
+            }
+        }
+        self.exited = exited;
+        self.line = line;
+        text.trim_end_matches('\n').to_string()
     }
 }
 
@@ -900,6 +945,10 @@ mod tests {
         assert_eq!(sh("X=1; echo ${X}2; exit 300"), Ok(("12\n".into(), 44, 0)));
         assert_eq!(sh("sleep 1.5 && sleep 2m"), Ok((String::new(), 0, 121_500)));
         assert_eq!(sh("echo a | wc -l").map(|r| r.1), Ok(2));
+        assert_eq!(
+            sh("echo \"I am $(hostname) on $(uname -s)\"; echo $(false; echo $?)"),
+            Ok(("I am web on Linux\n1\n".into(), 0, 0))
+        );
         assert_eq!(
             sh("echo 'open").map(|r| (r.0, r.1)),
             Ok(("sh: Syntax error: Unterminated quoted string\n".into(), 2))
