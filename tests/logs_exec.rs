@@ -363,6 +363,27 @@ fn exec_needs_a_running_container_and_a_listening_kubelet() {
         kubectl(&mut c, "exec done -- ls"),
         ("error: cannot exec into a container in a completed pod; current phase is Succeeded\n".into(), Some(1))
     );
+    assert_eq!(
+        kubectl(&mut c, "exec done -c other -- ls").0,
+        "error: cannot exec into a container in a completed pod; current phase is Succeeded\n"
+    );
+    c.advance_ms(5_000);
+    assert_eq!(
+        kubectl(&mut c, "exec web -c other -- ls"),
+        ("Error from server (BadRequest): container other is not valid for pod web\n".into(), Some(1))
+    );
+    // A stopped containerd: the kubelet cannot reach its runtime.
+    c.stop("node01/containerd").unwrap();
+    assert_eq!(
+        kubectl(&mut c, "exec web -- ls").0,
+        "error: unable to upgrade connection: rpc error: code = Unavailable desc = connection error: desc = \"transport: Error while dialing: dial unix /run/containerd/containerd.sock: connect: no such file or directory\"\n"
+    );
+    let logs = kubectl(&mut c, "logs web").0;
+    assert!(
+        logs.starts_with("Error from server (BadRequest): unable to retrieve container logs for containerd://"),
+        "{logs}"
+    );
+    c.start("node01/containerd").unwrap();
     c.stop("node01/kubelet").unwrap();
     assert_eq!(
         kubectl(&mut c, "exec web -- ls"),

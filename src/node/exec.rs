@@ -552,7 +552,15 @@ impl<'a> Shell<'a> {
     }
 
     fn not_simulated(&mut self, what: &str) -> i32 {
-        self.write(true, &format!("kubeglass: {what}: the container has it, but kubeglass does not simulate it\n"));
+        let hint = if what.starts_with("etcdctl") {
+            " here; run etcdctl on the control-plane node instead (a scenario's `on: controlplane` step)"
+        } else {
+            ""
+        };
+        self.write(
+            true,
+            &format!("kubeglass: {what}: the container has it, but kubeglass does not simulate it{hint}\n"),
+        );
         126
     }
 
