@@ -28,6 +28,13 @@ pub(super) fn documents(ctx: &Context, verb: &str) -> Result<(Vec<Document>, Str
     Ok((docs, source))
 }
 
+/// A document's resource and the namespace it goes to (its own, else the context's).
+pub(super) fn placed(ctx: &Context, doc: &Value, source: &str) -> Result<(&'static ResourceInfo, String), Failure> {
+    let default_ns = ctx.namespace();
+    let info = info_for(doc, source, &default_ns)?;
+    Ok((info, doc["metadata"]["namespace"].as_str().unwrap_or(&default_ns).to_string()))
+}
+
 pub(super) fn info_for(doc: &Value, source: &str, ns: &str) -> Result<&'static ResourceInfo, Failure> {
     let api_version = doc["apiVersion"].as_str().unwrap_or("");
     let kind = doc["kind"].as_str().unwrap_or("");
@@ -218,12 +225,10 @@ pub async fn create(ctx: &Context) -> Result<(), Failure> {
         )));
     }
     let (docs, source) = documents(ctx, "create")?;
-    let default_ns = ctx.namespace();
     let mut errors = DocumentErrors::default();
     for doc in docs {
         let result = async {
-            let info = info_for(&doc.value, &source, &default_ns)?;
-            let ns = doc.value["metadata"]["namespace"].as_str().unwrap_or(&default_ns).to_string();
+            let (info, ns) = placed(ctx, &doc.value, &source)?;
             let mut req = ctx.request(Verb::Create, info).namespace(Some(&ns));
             req.raw_body = Some(doc.value.clone());
             match ctx.api.call(req).await? {

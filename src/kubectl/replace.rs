@@ -5,7 +5,7 @@
 
 use crate::api::{ApiResponse, Verb};
 
-use super::apply::{documents, info_for, DocumentErrors};
+use super::apply::{documents, placed, DocumentErrors};
 use super::common::{self, DryRun};
 use super::{Context, Failure};
 
@@ -21,12 +21,10 @@ pub async fn replace(ctx: &Context) -> Result<(), Failure> {
     }
     common::check_output(ctx)?;
     let (docs, source) = documents(ctx, "replace")?;
-    let default_ns = ctx.namespace();
     let mut errors = DocumentErrors::default();
     for doc in docs {
         let result = async {
-            let info = info_for(&doc.value, &source, &default_ns)?;
-            let ns = doc.value["metadata"]["namespace"].as_str().unwrap_or(&default_ns).to_string();
+            let (info, ns) = placed(ctx, &doc.value, &source)?;
             let name = doc.value["metadata"]["name"].as_str().unwrap_or("").to_string();
             let mut body = doc.value.clone();
             if dry == DryRun::Client {
