@@ -19,6 +19,7 @@ mod replication;
 mod rollout;
 mod scenarios;
 mod scheduler;
+mod statefulset;
 mod view;
 mod watch;
 mod watch_explain;

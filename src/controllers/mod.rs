@@ -4,6 +4,7 @@
 //! through its one connection to kube-apiserver. Stopping the process stops every loop.
 //! Counterpart: `cmd/kube-controller-manager`, `pkg/controller/*`.
 
+pub mod book;
 pub mod cronjob;
 pub mod daemonset;
 pub mod deployment;
@@ -16,6 +17,7 @@ pub mod nodelifecycle;
 pub mod queue;
 pub mod replicaset;
 pub mod serviceaccount;
+pub mod statefulset;
 pub mod tainteviction;
 pub mod ttlafterfinished;
 
@@ -168,6 +170,7 @@ impl ControllerManager {
             Box::new(tainteviction::TaintEvictionController::default()),
             Box::new(endpointslice::EndpointSliceController::default()),
             Box::new(endpoints::EndpointsController::default()),
+            Box::new(statefulset::StatefulSetController::default()),
         ];
         ControllerManager::with_loops(server, loops)
     }
