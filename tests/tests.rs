@@ -21,6 +21,7 @@ mod scenarios;
 mod scheduler;
 mod statefulset;
 mod view;
+mod volumes;
 mod watch;
 mod watch_explain;
 

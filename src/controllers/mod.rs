@@ -14,7 +14,10 @@ pub mod garbagecollector;
 pub mod job;
 pub mod namespace;
 pub mod nodelifecycle;
+pub mod persistentvolume;
+pub mod provisioner;
 pub mod queue;
+pub mod recorder;
 pub mod replicaset;
 pub mod serviceaccount;
 pub mod statefulset;
@@ -135,9 +138,22 @@ impl Cx<'_, '_> {
 
     /// Records an Event about `about` from this loop.
     pub fn event(&mut self, about: &Object, type_: &str, reason: &str, message: &str) {
-        let by = Reporter { component: self.component, host: None };
+        self.event_from(self.component, about, type_, reason, message);
+    }
+
+    /// Records an Event about `about` in the name of `component` (a loop standing in for another program);
+    /// returns the Event's name.
+    pub fn event_from(&mut self, component: &str, about: &Object, type_: &str, reason: &str, message: &str) -> String {
+        let by = Reporter { component, host: None };
         let event = crate::client::events::event(about, by, type_, reason, message, self.now, self.ctx.rng);
+        let name = event.name().to_string();
         self.create(event, 0);
+        name
+    }
+
+    /// The name this loop's events carry.
+    pub fn component(&self) -> &'static str {
+        self.component
     }
 
     /// A timer for this loop.
@@ -171,6 +187,8 @@ impl ControllerManager {
             Box::new(endpointslice::EndpointSliceController::default()),
             Box::new(endpoints::EndpointsController::default()),
             Box::new(statefulset::StatefulSetController::default()),
+            Box::new(persistentvolume::PersistentVolumeController::default()),
+            Box::new(provisioner::Provisioner::default()),
         ];
         ControllerManager::with_loops(server, loops)
     }

@@ -31,6 +31,7 @@ use crate::sim::time::go_duration;
 use crate::sim::{ComponentId, Ctx, Payload, SimTime};
 
 use super::runtime::{normalize, Container, ContainerSpec, ContainerState, CriCall, CriMessage, CriReply};
+use super::volumes::{claim_error, claims_of, failed_mount_message, Mounts};
 
 /// The version every kubelet reports.
 pub const KUBELET_VERSION: &str = "v1.34.1";
@@ -91,6 +92,8 @@ struct Worker {
     timer_at: Option<SimTime>,
     /// Known only from a containerd sandbox (the API has no such pod).
     orphan: bool,
+    /// Its PersistentVolumeClaims, checked before the sandbox starts.
+    mounts: Mounts,
 }
 
 #[derive(Debug, Clone)]
@@ -101,6 +104,7 @@ enum ApiCall {
     LeaseCreate,
     PodStatus { uid: String },
     CreateMirror { uid: String },
+    Claim { uid: String, volume: String, claim: String },
     Other,
 }
 
@@ -506,6 +510,7 @@ impl Kubelet {
                     ctx.timer(REGISTER_RETRY_MS, TIMER_MIRRORS);
                 }
             }
+            ApiCall::Claim { uid, volume, claim } => self.on_claim(ctx, &uid, volume, &claim, &result),
             ApiCall::Other => {}
         }
     }
@@ -939,6 +944,10 @@ impl Kubelet {
             self.post_pod_status(ctx, uid);
             return;
         }
+        if w.sandbox.is_none() && !w.mounts.ready {
+            self.mount_volumes(ctx, uid, &w);
+            return;
+        }
         let Some(sandbox) = w.sandbox.clone() else {
             let spec = w.pod.spec.clone().unwrap_or_default();
             let call = CriCall::RunPodSandbox {
@@ -1056,6 +1065,59 @@ impl Kubelet {
         let container = name.to_string();
         self.work(ctx, uid, CriCall::ImageStatus { image }, Step::ImageStatus { container, attempt });
         true
+    }
+
+    /// Reads the pod's claims (the volume manager); the pod starts once every one is Bound.
+    fn mount_volumes(&mut self, ctx: &mut Ctx, uid: &str, w: &Worker) {
+        let claims = claims_of(&w.pod);
+        if claims.is_empty() {
+            if let Some(w) = self.workers.get_mut(uid) {
+                w.mounts.ready = true;
+            }
+            self.sync(ctx, uid);
+            return;
+        }
+        if w.mounts.asked > 0 {
+            return;
+        }
+        if let Some(w) = self.workers.get_mut(uid) {
+            w.mounts = Mounts { ready: false, asked: claims.len(), errors: Vec::new() };
+        }
+        let ns = w.pod.metadata.namespace.clone();
+        for (volume, claim) in claims {
+            let req = ApiRequest::new(Credentials::Anonymous, Verb::Get, Kind::PersistentVolumeClaim.info())
+                .namespace(ns.as_deref())
+                .name(&claim);
+            self.call(ctx, req, ApiCall::Claim { uid: uid.to_string(), volume, claim });
+        }
+    }
+
+    fn on_claim(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: &str,
+        volume: String,
+        claim: &str,
+        result: &Result<ApiResponse, crate::client::ClientError>,
+    ) {
+        let Some(w) = self.workers.get_mut(uid) else { return };
+        let ns = w.pod.metadata.namespace.clone().unwrap_or_default();
+        if let Some(e) = claim_error(result, &ns, claim) {
+            w.mounts.errors.push((volume, e));
+        }
+        w.mounts.asked = w.mounts.asked.saturating_sub(1);
+        if w.mounts.asked > 0 {
+            return;
+        }
+        if w.mounts.errors.is_empty() {
+            w.mounts.ready = true;
+            self.sync(ctx, uid);
+            return;
+        }
+        let msg = failed_mount_message(&w.mounts.errors);
+        self.record(ctx, uid, None, "Warning", "FailedMount", &msg);
+        self.post_pod_status(ctx, uid);
+        self.wake(ctx, uid, ctx.now.plus_ms(WORKER_BACKOFF_MS));
     }
 
     fn sync_terminating(&mut self, ctx: &mut Ctx, uid: &str, w: &Worker) {
@@ -1359,6 +1421,7 @@ impl Worker {
             start_time: None,
             timer_at: None,
             orphan: false,
+            mounts: Mounts::default(),
         }
     }
 }

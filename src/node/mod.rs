@@ -7,6 +7,7 @@ pub mod exec;
 pub mod kubelet;
 pub mod listeners;
 pub mod runtime;
+pub mod volumes;
 
 pub use kubelet::server::{KubeletCall, KubeletMessage, KubeletReply, LogOptions};
 pub use kubelet::{Kubelet, KubeletConfig};
