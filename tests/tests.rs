@@ -15,6 +15,7 @@ mod kubelet;
 mod logs_exec;
 mod nodelifecycle;
 mod patch_wait;
+mod quota;
 mod replication;
 mod rollout;
 mod scenarios;

@@ -139,6 +139,8 @@ pub struct ApiServer {
     /// Requests proxied to kubelets, by the id of the request to the kubelet.
     proxied: BTreeMap<u64, proxy::Proxied>,
     next_kubelet_id: u64,
+    /// Objects admitted by creates whose etcd write is in flight, by etcd key (quota admission counts them).
+    charged: BTreeMap<String, Arc<Object>>,
 }
 
 impl ApiServer {
@@ -166,6 +168,7 @@ impl ApiServer {
             kubelet_addresses: BTreeMap::new(),
             proxied: BTreeMap::new(),
             next_kubelet_id: 1,
+            charged: BTreeMap::new(),
         }
     }
 
@@ -415,7 +418,13 @@ impl ApiServer {
             | Pending::ProxyPod { client, request_id, .. } => {
                 self.respond(ctx, client, request_id, ApiResponse::Error(status))
             }
-            Pending::Write { op, .. } | Pending::NamespaceLookup { op } => {
+            Pending::Write { op, written } => {
+                if let Some(w) = &written {
+                    self.charged.remove(&w.key());
+                }
+                self.respond_warned(ctx, op.client, op.request_id, ApiResponse::Error(status), op.warnings)
+            }
+            Pending::NamespaceLookup { op } => {
                 self.respond_warned(ctx, op.client, op.request_id, ApiResponse::Error(status), op.warnings)
             }
         }
@@ -690,7 +699,12 @@ impl ApiServer {
             Ok((txn, Some(current), _)) if txn == Txn::default() => {
                 self.respond_warned(ctx, op.client, op.request_id, ApiResponse::Object(current), op.warnings)
             }
-            Ok((txn, written, _)) => self.send_etcd(ctx, Pending::Write { op: Box::new(op), written }, txn),
+            Ok((txn, written, _)) => {
+                if let (Verb::Create, Some(w)) = (op.req.verb, &written) {
+                    self.charged.insert(w.key(), Arc::clone(w));
+                }
+                self.send_etcd(ctx, Pending::Write { op: Box::new(op), written }, txn)
+            }
             Err(status) if is_namespace_miss(&status, &op) => {
                 let ns = op.req.namespace.clone().unwrap_or_default();
                 let key = Kind::Namespace.info().key(None, &ns);
@@ -809,6 +823,7 @@ impl ApiServer {
                         namespace_object: None,
                         user: &op.user,
                         dry_run: req.params.dry_run,
+                        charged: &[],
                     };
                     admission::validate(&adm, Some(&new), Some(&current), &self.cache, &mut warnings)
                 };
@@ -848,6 +863,7 @@ impl ApiServer {
                         namespace_object: None,
                         user: &op.user,
                         dry_run: req.params.dry_run,
+                        charged: &[],
                     };
                     admission::validate(&adm, None, Some(&current), &self.cache, &mut warnings)
                 };
@@ -936,6 +952,12 @@ impl ApiServer {
         }
         let name = obj.name().to_string();
         let ns_owned = obj.namespace().map(str::to_string);
+        let charged: Vec<Arc<Object>> = self
+            .charged
+            .values()
+            .filter(|o| o.kind() == info.kind && o.namespace() == ns_owned.as_deref())
+            .cloned()
+            .collect();
         let adm = admission::AdmissionRequest {
             verb: Verb::Create,
             kind: info.kind,
@@ -946,6 +968,7 @@ impl ApiServer {
             namespace_object,
             user,
             dry_run: req.params.dry_run,
+            charged: &charged,
         };
         admission::mutate(&adm, &mut obj, &self.cache)?;
         // BeforeCreate: the strategy's PrepareForCreate and the system fields, then the allocators, then validation.
@@ -1088,6 +1111,10 @@ impl ApiServer {
                 self.attempt_write(ctx, *op, None);
             }
             Pending::Write { op, written } => {
+                // The cache holds a created object by now (its watch event comes first), or it was not created.
+                if let Some(w) = &written {
+                    self.charged.remove(&w.key());
+                }
                 if response.succeeded {
                     let answer = match written {
                         Some(w) => ApiResponse::Object(self.as_written(&w, response.revision)),

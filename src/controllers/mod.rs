@@ -19,6 +19,7 @@ pub mod provisioner;
 pub mod queue;
 pub mod recorder;
 pub mod replicaset;
+pub mod resourcequota;
 pub mod serviceaccount;
 pub mod statefulset;
 pub mod tainteviction;
@@ -189,6 +190,7 @@ impl ControllerManager {
             Box::new(statefulset::StatefulSetController::default()),
             Box::new(persistentvolume::PersistentVolumeController::default()),
             Box::new(provisioner::Provisioner::default()),
+            Box::new(resourcequota::ResourceQuotaController::default()),
         ];
         ControllerManager::with_loops(server, loops)
     }

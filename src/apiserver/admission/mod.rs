@@ -46,6 +46,10 @@ pub struct AdmissionRequest<'a> {
     pub namespace_object: Option<&'a Object>,
     pub user: &'a UserInfo,
     pub dry_run: bool,
+    /// Objects of the same kind and namespace admitted by creates whose etcd write has not finished, so not in
+    /// the watch cache yet: the ResourceQuota plugin charges them, where the real one has already written
+    /// their usage into the quota's status.
+    pub charged: &'a [std::sync::Arc<Object>],
 }
 
 impl AdmissionRequest<'_> {

@@ -5,12 +5,14 @@
 //! last, after validation and the other validating plugins, so only valid objects are charged.
 //!
 //! Usage: the real plugin reads each quota's `status.used`, kept by the quota controller in
-//! kube-controller-manager. kubeglass has no quota controller yet, so usage is computed here, at admission,
-//! from the watch cache: the objects of the request's kind in the namespace, counted with the same
-//! evaluators (pods in phase Succeeded or Failed count only for `count/pods`; pods being deleted count until
-//! they are gone, where the controller stops at the end of their grace period). The limits are the quota's
-//! `spec.hard` (what the controller copies to `status.hard`). There is therefore no `status unknown for
-//! quota` refusal. Quotas are checked in name order; the first exceeded one is reported.
+//! kube-controller-manager, and writes the new usage back itself before admitting. kubeglass's quota
+//! controller ([`crate::controllers::resourcequota`]) keeps `status.used` with [`kind_usage`] for people to
+//! read, but the plugin computes usage here, at admission, from the watch cache, which needs no write inside
+//! admission: the objects of the request's kind in the namespace, counted with the same evaluators (pods in
+//! phase Succeeded or Failed count only for `count/pods`; pods being deleted count until they are gone, where
+//! the controller stops at the end of their grace period). The limits are the quota's `spec.hard` (what the
+//! controller copies to `status.hard`). There is therefore no `status unknown for quota` refusal. Quotas are
+//! checked in name order; the first exceeded one is reported.
 //!
 //! Evaluators: pods (`pods`, `count/pods`, `cpu`/`memory`/`ephemeral-storage` with their `requests.` and
 //! `limits.` forms, `hugepages-*`, extended `requests.<domain>/<name>`; scopes `Terminating`,
@@ -32,7 +34,7 @@ use crate::apiserver::validation::{parse_quantity, Quantity, QuantityFormat};
 
 use super::AdmissionRequest;
 
-type Usage = BTreeMap<String, Quantity>;
+pub type Usage = BTreeMap<String, Quantity>;
 
 fn one() -> Quantity {
     Quantity::count(1)
@@ -358,22 +360,44 @@ fn constraints(required: &BTreeSet<String>, pod: &Pod) -> Option<String> {
     Some(format!("must specify {}", parts.join("; ")))
 }
 
-/// The namespace's usage of `names` by objects of `kind` the quota selects.
+/// The namespace's usage of `names` by objects of `kind` the quota selects, those still on their way to etcd
+/// included.
 fn used(
     cache: &WatchCache,
+    charged: &[std::sync::Arc<Object>],
     namespace: Option<&str>,
     kind: Kind,
     quota: &ResourceQuota,
     names: &BTreeSet<String>,
 ) -> Usage {
+    let mut objects = cache.list(kind, namespace);
+    objects.extend(charged.iter().filter(|o| cache.get(o.kind(), o.namespace(), o.name()).is_none()).cloned());
+    let all = kind_usage(quota, kind, objects.iter().map(|o| o.as_ref())).unwrap_or_default();
+    names
+        .iter()
+        .map(|n| (n.clone(), all.get(n).cloned().unwrap_or_else(|| Quantity::from_nanos(0, QuantityFormat::DecimalSI))))
+        .collect()
+}
+
+/// What `objects` (of `kind`, in the quota's namespace) use of the quota's `hard` resources, each of those
+/// resources the kind's evaluator accounts for starting at zero (`UsageStats`); None when none concerns `kind`.
+pub fn kind_usage<'a>(quota: &ResourceQuota, kind: Kind, objects: impl Iterator<Item = &'a Object>) -> Option<Usage> {
+    let hard = parsed(quota.spec.as_ref().and_then(|s| s.hard.as_ref()));
+    let names = matching_resources(kind, &hard.keys().cloned().collect());
+    if names.is_empty() {
+        return None;
+    }
     let mut total: Usage =
         names.iter().map(|n| (n.clone(), Quantity::from_nanos(0, QuantityFormat::DecimalSI))).collect();
-    for obj in cache.list(kind, namespace) {
-        if scopes_match(quota, &obj) {
-            total = add(&total, &mask(&usage(&obj), names));
-        }
+    for obj in objects.filter(|o| scopes_match(quota, o)) {
+        total = add(&total, &mask(&usage(obj), &names));
     }
-    total
+    Some(total)
+}
+
+/// `quota.Add`, for summing what several kinds use.
+pub fn add_usage(a: &Usage, b: &Usage) -> Usage {
+    add(a, b)
 }
 
 /// Checks a create against the namespace's quotas.
@@ -424,7 +448,7 @@ pub fn validate(req: &AdmissionRequest, obj: Option<&Object>, cache: &WatchCache
             continue;
         }
         let requested_names: BTreeSet<String> = requested.keys().cloned().collect();
-        let used = used(cache, req.namespace, req.kind, quota, &requested_names);
+        let used = used(cache, req.charged, req.namespace, req.kind, quota, &requested_names);
         let new_usage = mask(&add(&used, &requested), &requested_names);
         let exceeded: BTreeSet<String> = hard
             .iter()
