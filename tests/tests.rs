@@ -2,6 +2,7 @@
 
 mod admission;
 mod apiserver_path;
+mod autoscaling;
 mod config_auth;
 mod controllers;
 mod create_verbs;

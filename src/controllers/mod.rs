@@ -15,6 +15,7 @@ pub mod job;
 pub mod namespace;
 pub mod nodelifecycle;
 pub mod persistentvolume;
+pub mod podautoscaler;
 pub mod provisioner;
 pub mod queue;
 pub mod recorder;
@@ -191,6 +192,7 @@ impl ControllerManager {
             Box::new(persistentvolume::PersistentVolumeController::default()),
             Box::new(provisioner::Provisioner::default()),
             Box::new(resourcequota::ResourceQuotaController::default()),
+            Box::new(podautoscaler::HorizontalController::default()),
         ];
         ControllerManager::with_loops(server, loops)
     }
