@@ -17,6 +17,31 @@ use super::Cluster;
 
 const MANIFESTS: &str = include_str!("bootstrap.yaml");
 
+/// What a cloud cluster adds: the RBAC of cloud-controller-manager (`system:cloud-controller-manager`, as the
+/// cloud-provider repository's manifests define it).
+const CLOUD_MANIFESTS: &str = r#"
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: "system:cloud-controller-manager", labels: {kubernetes.io/bootstrapping: rbac-defaults}}
+rules:
+- {apiGroups: [""], resources: [events], verbs: [create, patch, update]}
+- {apiGroups: [""], resources: [nodes], verbs: ["*"]}
+- {apiGroups: [""], resources: [nodes/status], verbs: [patch]}
+- {apiGroups: [""], resources: [services], verbs: [list, patch, update, watch]}
+- {apiGroups: [""], resources: [services/status], verbs: [list, patch, update, watch]}
+- {apiGroups: [""], resources: [serviceaccounts], verbs: [create, get, list, watch, update]}
+- {apiGroups: [""], resources: [persistentvolumes], verbs: [get, list, update, watch]}
+- {apiGroups: [""], resources: [endpoints], verbs: [create, get, list, watch, update]}
+- {apiGroups: [coordination.k8s.io], resources: [leases], verbs: [create, get, list, watch, update]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: "system:cloud-controller-manager", labels: {kubernetes.io/bootstrapping: rbac-defaults}}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "system:cloud-controller-manager"}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: User, name: "system:cloud-controller-manager"}
+"#;
+
 pub use crate::node::kubelet::KUBELET_VERSION;
 
 /// How long the install may take in simulated time before the cluster is handed over anyway.
@@ -25,9 +50,13 @@ const INSTALL_LIMIT_MS: u64 = 60_000;
 const INSTALL_LIMIT_MS_PER_NODE: u64 = 100;
 
 pub fn install(cluster: &mut Cluster) {
-    let docs: Vec<Value> = parse_documents(MANIFESTS, "bootstrap.yaml")
+    let mut docs: Vec<Value> = parse_documents(MANIFESTS, "bootstrap.yaml")
         .map(|d| d.into_iter().map(|d| d.value).collect())
         .unwrap_or_default();
+    if cluster.config.cloud {
+        let cloud = parse_documents(CLOUD_MANIFESTS, "bootstrap.yaml").map(|d| d.into_iter().map(|d| d.value));
+        docs.extend(cloud.into_iter().flatten());
+    }
     let pid = cluster.spawn(Some("kubernetes-admin"), move |api| Box::pin(create_all(api, docs)));
     cluster.run_until_exit(pid, INSTALL_LIMIT_MS);
     // The kubelets register their Nodes and post the control plane's mirror pods on their own; the

@@ -14,6 +14,7 @@ use crate::apiserver::authn::Authenticator;
 use crate::apiserver::ApiServer;
 use crate::client::process::ProcessStatus;
 use crate::client::{Api, ProcessHost};
+use crate::controllers::cloud::Cloud;
 use crate::controllers::ControllerManager;
 use crate::dns::CoreDns;
 use crate::etcd::member::EtcdMember;
@@ -130,6 +131,8 @@ pub struct Cluster {
     /// The current context's user and namespace, as last read from the kubeconfig.
     user: String,
     namespace: String,
+    /// The cloud the machines run in (`cloud: true`): instances and load balancers.
+    cloud: Rc<RefCell<Cloud>>,
 }
 
 impl Cluster {
@@ -154,6 +157,7 @@ impl Cluster {
             control_plane_fs: Rc::new(RefCell::new(NodeFs::with_etcd_running())),
             user: "kubernetes-admin".into(),
             namespace: "default".into(),
+            cloud: Rc::new(RefCell::new(Cloud::with_instances(config.all_nodes().map(|n| n.name.as_str())))),
             config,
         };
         let users: Vec<String> = c.config.users.iter().map(|u| u.name.clone()).collect();
@@ -176,7 +180,9 @@ impl Cluster {
         let kcm = c.reserve("kube-controller-manager", "control-plane", Some(&cp));
         c.components[kcm.0 as usize] = Component::ControllerManager(Box::new(ControllerManager::new(c.apiserver)));
         if c.config.cloud {
-            c.reserve("cloud-controller-manager", "control-plane", Some(&cp));
+            let ccm = c.reserve("cloud-controller-manager", "control-plane", Some(&cp));
+            let manager = ControllerManager::cloud(c.apiserver, Rc::clone(&c.cloud));
+            c.components[ccm.0 as usize] = Component::ControllerManager(Box::new(manager));
         }
         let nodes: Vec<NodeConfig> = c.config.all_nodes().cloned().collect();
         let total = nodes.len();
@@ -500,6 +506,23 @@ impl Cluster {
             }
         }
         result
+    }
+
+    /// Deletes a node's instance in the cloud (a `cloud: true` cluster): the machine and all it runs stop, and
+    /// cloud-controller-manager, finding the instance gone once the node is not Ready, deletes the Node.
+    pub fn delete_cloud_instance(&mut self, node: &str) -> Result<(), String> {
+        if !self.config.cloud {
+            return Err("this cluster runs in no cloud (set spec.cluster.cloud: true)".into());
+        }
+        if !self.cloud.borrow_mut().delete_instance(node) {
+            return Err(format!("no cloud instance runs node {node:?}"));
+        }
+        self.stop(node)
+    }
+
+    /// The cloud's state (instances and load balancers).
+    pub fn cloud(&self) -> std::cell::Ref<'_, Cloud> {
+        self.cloud.borrow()
     }
 
     /// The control-plane node's files.

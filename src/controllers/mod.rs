@@ -5,6 +5,8 @@
 //! Counterpart: `cmd/kube-controller-manager`, `pkg/controller/*`.
 
 pub mod book;
+pub mod cloud;
+pub mod cloudnode;
 pub mod cronjob;
 pub mod daemonset;
 pub mod deployment;
@@ -22,6 +24,7 @@ pub mod recorder;
 pub mod replicaset;
 pub mod resourcequota;
 pub mod serviceaccount;
+pub mod servicelb;
 pub mod statefulset;
 pub mod tainteviction;
 pub mod ttlafterfinished;
@@ -200,6 +203,27 @@ impl ControllerManager {
     pub fn with_loops(server: ComponentId, loops: Vec<Box<dyn Controller>>) -> ControllerManager {
         let credentials =
             Credentials::ClientCert { common_name: "system:kube-controller-manager".into(), organizations: vec![] };
+        ControllerManager::with_credentials(server, credentials, loops)
+    }
+
+    /// cloud-controller-manager: the loops that talk to the cloud, in a process of their own, as
+    /// `system:cloud-controller-manager`. Counterpart: `cmd/cloud-controller-manager`, `k8s.io/cloud-provider`.
+    pub fn cloud(server: ComponentId, cloud: std::rc::Rc<std::cell::RefCell<cloud::Cloud>>) -> ControllerManager {
+        let loops: Vec<Box<dyn Controller>> = vec![
+            Box::new(cloudnode::CloudNodeController::new(cloud.clone())),
+            Box::new(cloudnode::CloudNodeLifecycleController::new(cloud.clone())),
+            Box::new(servicelb::ServiceLbController::new(cloud)),
+        ];
+        let credentials =
+            Credentials::ClientCert { common_name: "system:cloud-controller-manager".into(), organizations: vec![] };
+        ControllerManager::with_credentials(server, credentials, loops)
+    }
+
+    fn with_credentials(
+        server: ComponentId,
+        credentials: Credentials,
+        loops: Vec<Box<dyn Controller>>,
+    ) -> ControllerManager {
         let mut conn = ApiConn::new(server, credentials.clone());
         let mut informers = BTreeMap::new();
         for l in &loops {
