@@ -25,8 +25,8 @@ fn used_follows_the_pods_of_the_namespace() {
     let (out, _) = kubectl(&mut c, "get resourcequota");
     assert_eq!(
         out,
-        "NAME      REQUEST                                                                                                          LIMIT             AGE\n\
-         compute   count/deployments.apps: 0/2, persistentvolumeclaims: 0/2, pods: 0/4, requests.cpu: 0/1, requests.memory: 0/1Gi   limits.cpu: 0/2   1s\n"
+        "NAME      AGE   REQUEST                                                                                                          LIMIT\n\
+         compute   1s    count/deployments.apps: 0/2, persistentvolumeclaims: 0/2, pods: 0/4, requests.cpu: 0/1, requests.memory: 0/1Gi   limits.cpu: 0/2\n"
     );
     apply(&mut c, &deployment(2));
     c.advance_ms(10_000);

@@ -301,7 +301,8 @@ fn columns(kind: Kind) -> Vec<Col> {
             c("Age"),
         ],
         Kind::ControllerRevision => vec![NAME, c("Controller"), c("Revision"), c("Age")],
-        Kind::ResourceQuota => vec![NAME, c("Request"), c("Limit"), c("Age")],
+        // AGE comes second for quotas (printers.go `resourceQuotaColumnDefinitions`).
+        Kind::ResourceQuota => vec![NAME, c("Age"), c("Request"), c("Limit")],
         Kind::PriorityClass => vec![NAME, c("Value"), c("Global-Default"), c("Age"), c("PreemptionPolicy")],
         Kind::MutatingWebhookConfiguration | Kind::ValidatingWebhookConfiguration => {
             vec![NAME, c("Webhooks"), c("Age")]
@@ -577,7 +578,7 @@ fn cells(obj: &Object, kind: Kind, now: SimTime) -> Vec<String> {
                     requests.push(text);
                 }
             }
-            vec![name_of(&rq.metadata), requests.join(", "), limits.join(", "), meta_age(&rq.metadata, now)]
+            vec![name_of(&rq.metadata), meta_age(&rq.metadata, now), requests.join(", "), limits.join(", ")]
         }
         Object::PriorityClass(pc) => vec![
             name_of(&pc.metadata),
@@ -1997,9 +1998,9 @@ status:
             table_for(Kind::ResourceQuota, &[quota], at(5), false).rows[0],
             vec![
                 "compute",
+                "<unknown>",
                 "pods: 3/10, requests.cpu: 250m/2",
-                "limits.cpu: 500m/4, limits.memory: 0/8Gi",
-                "<unknown>"
+                "limits.cpu: 500m/4, limits.memory: 0/8Gi"
             ]
         );
         let pc = obj(
