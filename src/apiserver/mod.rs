@@ -700,8 +700,11 @@ impl ApiServer {
                 self.respond_warned(ctx, op.client, op.request_id, ApiResponse::Object(current), op.warnings)
             }
             Ok((txn, written, _)) => {
+                // Only namespaces with a quota need the charge.
                 if let (Verb::Create, Some(w)) = (op.req.verb, &written) {
-                    self.charged.insert(w.key(), Arc::clone(w));
+                    if w.namespace().is_some_and(|ns| !self.cache.list(Kind::ResourceQuota, Some(ns)).is_empty()) {
+                        self.charged.insert(w.key(), Arc::clone(w));
+                    }
                 }
                 self.send_etcd(ctx, Pending::Write { op: Box::new(op), written }, txn)
             }
@@ -952,11 +955,13 @@ impl ApiServer {
         }
         let name = obj.name().to_string();
         let ns_owned = obj.namespace().map(str::to_string);
+        // Keys are etcd keys, so the kind's prefix in the namespace ranges over exactly its objects.
+        let prefix = info.prefix(ns_owned.as_deref());
         let charged: Vec<Arc<Object>> = self
             .charged
-            .values()
-            .filter(|o| o.kind() == info.kind && o.namespace() == ns_owned.as_deref())
-            .cloned()
+            .range(prefix.clone()..)
+            .take_while(|(k, _)| k.starts_with(&prefix))
+            .map(|(_, o)| Arc::clone(o))
             .collect();
         let adm = admission::AdmissionRequest {
             verb: Verb::Create,
