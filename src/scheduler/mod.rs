@@ -30,7 +30,7 @@ use crate::api::{ApiRequest, ApiResponse, Credentials, Kind, Object, ObjectMeta,
 use crate::client::events::Reporter;
 use crate::client::informer::{Change, Informer};
 use crate::client::{ApiConn, Incoming};
-use crate::sim::{ComponentId, Ctx, Payload};
+use crate::sim::{ComponentId, Ctx, Payload, SimTime};
 
 use algorithm::{Algorithm, Attempt, Nominator};
 use cache::Cache;
@@ -58,7 +58,8 @@ const SERVICES: usize = 6;
 const REPLICASETS: usize = 7;
 const STATEFULSETS: usize = 8;
 const PDBS: usize = 9;
-/// Timer token: take the next pod from the queue.
+/// Timer tokens from here on: take the next pod from the queue (the token carries the arming's number, so
+/// a timer superseded by an earlier one is ignored).
 const TIMER_SCHEDULE: u64 = 1;
 
 /// Plugins an assigned pod's arrival (or label change) may help.
@@ -87,7 +88,9 @@ pub struct Scheduler {
     decisions: BTreeMap<String, Decision>,
     decision_order: VecDeque<String>,
     stats: Stats,
-    cycle_armed: bool,
+    /// When the armed cycle timer fires, and its number.
+    armed: Option<(SimTime, u64)>,
+    arms: u64,
     /// Calls in flight: tag → what they were for.
     calls: BTreeMap<u64, Call>,
     next_tag: u64,
@@ -164,7 +167,8 @@ impl Scheduler {
             decisions: BTreeMap::new(),
             decision_order: VecDeque::new(),
             stats: Stats::default(),
-            cycle_armed: false,
+            armed: None,
+            arms: 0,
             calls: BTreeMap::new(),
             next_tag: 1,
         }
@@ -178,7 +182,7 @@ impl Scheduler {
         self.nominator.clear();
         self.services.clear();
         self.calls.clear();
-        self.cycle_armed = false;
+        self.armed = None;
         self.conn.start(ctx);
     }
 
@@ -271,20 +275,27 @@ impl Scheduler {
         if self.conn.on_timer(ctx, token) {
             return;
         }
-        if token == TIMER_SCHEDULE {
-            self.cycle_armed = false;
+        let current = self.armed.is_some_and(|(_, n)| token == TIMER_SCHEDULE + n);
+        if current {
+            self.armed = None;
             self.schedule_one(ctx);
             self.arm(ctx);
         }
     }
 
+    /// Makes sure a cycle runs when the next pod is ready (earlier than an armed timer, if need be).
     fn arm(&mut self, ctx: &mut Ctx) {
-        if !self.cycle_armed && self.conn.synced() {
-            if let Some(after) = self.queue.next_ready_in(ctx.now) {
-                self.cycle_armed = true;
-                ctx.timer_in_chain(after.max(CYCLE_MS), TIMER_SCHEDULE);
-            }
+        if !self.conn.synced() {
+            return;
         }
+        let Some(after) = self.queue.next_ready_in(ctx.now) else { return };
+        let due = ctx.now.plus_ms(after.max(CYCLE_MS));
+        if self.armed.is_some_and(|(at, _)| at <= due) {
+            return;
+        }
+        self.arms += 1;
+        self.armed = Some((due, self.arms));
+        ctx.timer_in_chain(after.max(CYCLE_MS), TIMER_SCHEDULE + self.arms);
     }
 
     // ---- informer events ----
