@@ -2,16 +2,17 @@
 //! nodes, pods created through the apiserver by client programs (no kubectl parsing or printing in the
 //! way), and an etcd member with many watchers. Nothing here measures time: callers time what they run.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use crate::api::api::core::v1::{Container, Pod, PodSpec};
+use crate::api::api::core::v1::{Container, Pod, PodSpec, ResourceRequirements};
 use crate::api::{ApiRequest, ApiResponse, Credentials, Kind, Object, ObjectMeta, Verb};
 use crate::client::Api;
 use crate::cluster::{Cluster, ClusterConfig, NodeConfig};
 use crate::etcd::member::EtcdMember;
 use crate::etcd::{EtcdMessage, Op, Txn};
 use crate::sim::{ComponentId, Ctx, Event, Kernel, Payload, Rng};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
 /// The name of worker `i` (0-based) in a generated cluster: `node0001`, `node0002`, …
 pub fn worker_name(i: usize) -> String {
@@ -45,14 +46,31 @@ pub fn pod(namespace: &str, name: &str, node: Option<&str>) -> Object {
     })
 }
 
+/// A pod for the scheduler to place: one `nginx` container requesting 100m cpu and 128Mi memory.
+pub fn pending_pod(namespace: &str, name: &str) -> Object {
+    let mut obj = pod(namespace, name, None);
+    if let Object::Pod(p) = &mut obj {
+        if let Some(c) = p.spec.as_mut().and_then(|s| s.containers.first_mut()) {
+            let requests = BTreeMap::from([
+                ("cpu".to_string(), Quantity("100m".into())),
+                ("memory".to_string(), Quantity("128Mi".into())),
+            ]);
+            c.resources = Some(ResourceRequirements { requests: Some(requests), ..ResourceRequirements::default() });
+        }
+    }
+    obj
+}
+
 /// Which pods one client program creates: `pod-<first>` … `pod-<first + count - 1>` in `namespace`,
-/// pod `i` bound to worker `i % nodes` (none when the cluster has no workers).
+/// pod `i` bound to worker `i % nodes` (none when the cluster has no workers), or all left to the scheduler
+/// (`pending`, with requests).
 #[derive(Debug, Clone)]
 pub struct PodBatch {
     pub namespace: String,
     pub first: usize,
     pub count: usize,
     pub nodes: usize,
+    pub pending: bool,
 }
 
 /// Creates a batch of pods one after another through the apiserver; exits with the number of failed
@@ -60,8 +78,13 @@ pub struct PodBatch {
 pub async fn create_pods(api: Api, batch: PodBatch) -> i32 {
     let mut failed = 0i32;
     for i in batch.first..batch.first + batch.count {
-        let node = (batch.nodes > 0).then(|| worker_name(i % batch.nodes));
-        let body = pod(&batch.namespace, &format!("pod-{i}"), node.as_deref());
+        let name = format!("pod-{i}");
+        let body = if batch.pending {
+            pending_pod(&batch.namespace, &name)
+        } else {
+            let node = (batch.nodes > 0).then(|| worker_name(i % batch.nodes));
+            pod(&batch.namespace, &name, node.as_deref())
+        };
         let req = ApiRequest::new(Credentials::Anonymous, Verb::Create, Kind::Pod.info())
             .namespace(Some(&batch.namespace))
             .body(body);
@@ -81,25 +104,93 @@ pub struct CreateRun {
     pub simulated_ms: u64,
 }
 
-/// Creates `count` pods named from `first` on in `default`, with `workers` client programs running at once
-/// (each creating its share sequentially), and runs the simulation until they all exit.
-pub fn create_pods_concurrently(cluster: &mut Cluster, first: usize, count: usize, workers: usize) -> CreateRun {
+/// Starts `workers` client programs creating `count` pods named from `first` on in `default` (each its
+/// share, sequentially); bound to workers in turn, or left to the scheduler when `pending`.
+fn spawn_creators(cluster: &mut Cluster, first: usize, count: usize, workers: usize, pending: bool) -> Vec<(u64, u64)> {
     let workers = workers.clamp(1, count.max(1));
     let nodes = cluster.config().nodes.len();
-    let start = cluster.now().ms();
     let mut pids = Vec::with_capacity(workers);
     let mut next = first;
     for w in 0..workers {
         let share = count / workers + usize::from(w < count % workers);
-        let batch = PodBatch { namespace: "default".into(), first: next, count: share, nodes };
+        let batch = PodBatch { namespace: "default".into(), first: next, count: share, nodes, pending };
         next += share;
         pids.push(cluster.spawn(Some("kubernetes-admin"), move |api| Box::pin(create_pods(api, batch))));
     }
+    pids
+}
+
+/// Creates `count` pods named from `first` on in `default`, with `workers` client programs running at once
+/// (each creating its share sequentially), and runs the simulation until they all exit.
+pub fn create_pods_concurrently(cluster: &mut Cluster, first: usize, count: usize, workers: usize) -> CreateRun {
+    let start = cluster.now().ms();
+    let pids = spawn_creators(cluster, first, count, workers, false);
     // Generous: even one create at a time fits easily in a simulated hour per 100,000 pods.
     let limit_ms = 60_000 + 40 * count as u64;
     let results = cluster.run_until_all_exit(&pids, limit_ms);
     let failed: usize = results.iter().map(|r| r.exit.map_or(count, |e| e.max(0) as usize)).sum();
     CreateRun { requested: count, created: count.saturating_sub(failed), simulated_ms: cluster.now().ms() - start }
+}
+
+/// Lists then watches the pods of `namespace` until `count` of them have a node (a client watching the
+/// whole pipeline, as `kubectl wait` would); exits 0 then, 1 if the watch ends first.
+pub async fn wait_until_bound(api: Api, namespace: String, count: usize) -> i32 {
+    let bound_name = |o: &Object| match o {
+        Object::Pod(p) if p.spec.as_ref().and_then(|s| s.node_name.as_deref()).is_some_and(|n| !n.is_empty()) => {
+            Some(o.name().to_string())
+        }
+        _ => None,
+    };
+    let list = ApiRequest::new(Credentials::Anonymous, Verb::List, Kind::Pod.info()).namespace(Some(&namespace));
+    let Ok(ApiResponse::List { items, resource_version }) = api.call(list).await else { return 1 };
+    let mut bound: BTreeSet<String> = items.iter().filter_map(|o| bound_name(o)).collect();
+    if bound.len() >= count {
+        return 0;
+    }
+    let mut watch = ApiRequest::new(Credentials::Anonymous, Verb::Watch, Kind::Pod.info()).namespace(Some(&namespace));
+    watch.params.resource_version = Some(resource_version.to_string());
+    let Ok(ApiResponse::WatchStarted { watch_id }) = api.call(watch).await else { return 1 };
+    while let Some(event) = api.next_event(watch_id).await {
+        if let Some(name) = event.object.as_deref().and_then(bound_name) {
+            bound.insert(name);
+            if bound.len() >= count {
+                return 0;
+            }
+        }
+    }
+    1
+}
+
+/// What a scheduling run did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SchedulingRun {
+    pub requested: usize,
+    pub created: usize,
+    /// Whether a watching client saw every pod bound.
+    pub all_bound: bool,
+    /// Simulated time from the first create to the last binding seen.
+    pub simulated_ms: u64,
+}
+
+/// The scheduling benchmark: `count` pending pods created through the apiserver by `workers` client
+/// programs, and the simulation run until a watching client sees all of them bound (or a simulated hour
+/// per 10,000 pods passes).
+pub fn schedule_pods(cluster: &mut Cluster, count: usize, workers: usize) -> SchedulingRun {
+    let start = cluster.now().ms();
+    let waiter = cluster
+        .spawn(Some("kubernetes-admin"), move |api| Box::pin(wait_until_bound(api, "default".to_string(), count)));
+    let creators = spawn_creators(cluster, 0, count, workers, true);
+    let limit_ms = 60_000 + 360 * count as u64;
+    let results = cluster.run_until_all_exit(&[waiter], limit_ms);
+    let simulated_ms = cluster.now().ms() - start;
+    let created = cluster.run_until_all_exit(&creators, 1_000);
+    let failed: usize = created.iter().map(|r| r.exit.map_or(count, |e| e.max(0) as usize)).sum();
+    SchedulingRun {
+        requested: count,
+        created: count.saturating_sub(failed),
+        all_bound: results.first().is_some_and(|r| r.exit == Some(0)),
+        simulated_ms,
+    }
 }
 
 /// An etcd member on its own with `watchers` clients, each watching `/registry/pods/`, fed by puts from one

@@ -281,6 +281,24 @@ impl Cluster {
         }
     }
 
+    /// The kube-scheduler process (its decisions and cache).
+    pub fn scheduler(&self) -> Option<&Scheduler> {
+        let id = self.kernel.id("kube-scheduler")?;
+        match &self.components[id.0 as usize] {
+            Component::Scheduler(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The kube-scheduler process, to configure it.
+    pub fn scheduler_mut(&mut self) -> Option<&mut Scheduler> {
+        let id = self.kernel.id("kube-scheduler")?;
+        match &mut self.components[id.0 as usize] {
+            Component::Scheduler(s) => Some(s),
+            _ => None,
+        }
+    }
+
     /// The kubelet of `node`.
     pub fn kubelet(&self, node: &str) -> Option<&Kubelet> {
         match self.kernel.id(&format!("{node}/kubelet")).map(|id| &self.components[id.0 as usize]) {

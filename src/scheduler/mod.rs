@@ -1,44 +1,96 @@
-//! kube-scheduler: watches pods without a node (`spec.nodeName` empty, `schedulerName: default-scheduler`)
-//! and every node; for each pod in its queue runs the filter plugins over the nodes, scores the ones that
-//! fit, and binds the pod to the best through the `pods/binding` subresource. Writes: bindings, the
-//! `PodScheduled=False` condition when nothing fits. Counterpart: `cmd/kube-scheduler`,
-//! `pkg/scheduler` (schedule_one.go, framework/plugins).
+//! kube-scheduler: watches pods (all of them: the unscheduled ones to place, the assigned ones to account),
+//! nodes, and what the plugins read (claims, volumes, storage classes, namespaces, Services, ReplicaSets,
+//! StatefulSets, PodDisruptionBudgets). It keeps a cache of every node's pods, takes pods from its queue by
+//! priority, runs the default profile's plugins (percentageOfNodesToScore of the nodes), binds the pod to
+//! the best node through the `pods/binding` subresource, and when no node fits, preempts lower-priority pods
+//! or reports why. Writes: bindings, pod status (`PodScheduled=False` with the FitError message,
+//! `nominatedNodeName`, the victims' `DisruptionTarget` condition), victim deletions, and the
+//! `Scheduled`/`FailedScheduling`/`Preempted` events. Counterpart: `cmd/kube-scheduler`, `pkg/scheduler`
+//! (scheduler.go, schedule_one.go, eventhandlers.go).
 
+pub mod algorithm;
+pub mod cache;
+pub mod counts;
+pub mod decision;
+pub mod listers;
+pub mod nodeinfo;
+pub mod nodetree;
 pub mod plugins;
+pub mod podinfo;
+pub mod preemption;
 pub mod queue;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
+use serde_json::json;
+
 use crate::api::api::core::v1::{Binding, ObjectReference, Pod};
-use crate::api::{ApiRequest, ApiResponse, Credentials, Kind, Object, ObjectMeta, Verb};
+use crate::api::{ApiRequest, ApiResponse, Credentials, Kind, Object, ObjectMeta, PatchBody, Verb};
 use crate::client::events::Reporter;
 use crate::client::informer::{Change, Informer};
 use crate::client::{ApiConn, Incoming};
-use crate::sim::{ComponentId, Ctx, Payload};
+use crate::sim::{ComponentId, Ctx, Payload, SimTime};
 
-use plugins::{Decision, NodeInfo};
+use algorithm::{Algorithm, Attempt, Nominator};
+use cache::Cache;
+use decision::{truncate_message, Decision, PreemptionRecord};
+use listers::{Listers, ServiceSelectors};
+use plugins::FILTERS;
+use podinfo::PodInfo;
+use preemption::Outcome;
 use queue::SchedulingQueue;
 
 /// The scheduler's name in `spec.schedulerName`.
 pub const SCHEDULER_NAME: &str = "default-scheduler";
+/// How long one scheduling cycle takes in simulated time (filter + score + bind request).
+pub const CYCLE_MS: u64 = 1;
+/// Decisions kept for "why is this pod here / why Pending" (the oldest go first).
+pub const DECISIONS_KEPT: usize = 1024;
 
 const PODS: usize = 0;
 const NODES: usize = 1;
-/// Timer token: take the next pod from the queue.
+const PVCS: usize = 2;
+const PVS: usize = 3;
+const CLASSES: usize = 4;
+const NAMESPACES: usize = 5;
+const SERVICES: usize = 6;
+const REPLICASETS: usize = 7;
+const STATEFULSETS: usize = 8;
+const PDBS: usize = 9;
+/// Timer tokens from here on: take the next pod from the queue (the token carries the arming's number, so
+/// a timer superseded by an earlier one is ignored).
 const TIMER_SCHEDULE: u64 = 1;
-/// How long one scheduling cycle takes in simulated time (filter + score + bind request).
-pub const CYCLE_MS: u64 = 1;
+
+/// Plugins an assigned pod's arrival (or label change) may help.
+const POD_ADDED_HELPS: [&str; 2] = ["InterPodAffinity", "PodTopologySpread"];
+/// Plugins an assigned pod's departure may help.
+const POD_GONE_HELPS: [&str; 4] = ["NodeResourcesFit", "NodePorts", "InterPodAffinity", "PodTopologySpread"];
+
+/// Counts of what the scheduler did, for benchmarks and tests.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub attempts: u64,
+    pub bindings_sent: u64,
+    pub bound: u64,
+    pub unschedulable: u64,
+    pub preemptions: u64,
+}
 
 /// The scheduler process.
 pub struct Scheduler {
     conn: ApiConn,
     queue: SchedulingQueue,
-    /// Pods bound by this scheduler whose binding the informer has not reflected yet (assumed pods).
-    assumed: BTreeMap<String, String>,
-    /// The last decision per pod, for "why is this pod here / why Pending".
+    cache: Cache,
+    algorithm: Algorithm,
+    nominator: Nominator,
+    services: ServiceSelectors,
     decisions: BTreeMap<String, Decision>,
-    cycle_armed: bool,
+    decision_order: VecDeque<String>,
+    stats: Stats,
+    /// When the armed cycle timer fires, and its number.
+    armed: Option<(SimTime, u64)>,
+    arms: u64,
     /// Calls in flight: tag → what they were for.
     calls: BTreeMap<u64, Call>,
     next_tag: u64,
@@ -47,8 +99,43 @@ pub struct Scheduler {
 /// Why the scheduler made a call.
 #[derive(Debug, Clone)]
 enum Call {
-    Bind { pod: Arc<Object>, node: String },
+    Bind { pod: Arc<PodInfo>, node: Arc<str> },
     Other,
+}
+
+fn listers<'a>(conn: &'a ApiConn, services: &'a ServiceSelectors) -> Listers<'a> {
+    Listers {
+        pvcs: conn.informer(PVCS),
+        pvs: conn.informer(PVS),
+        classes: conn.informer(CLASSES),
+        namespaces: conn.informer(NAMESPACES),
+        replicasets: conn.informer(REPLICASETS),
+        statefulsets: conn.informer(STATEFULSETS),
+        pdbs: conn.informer(PDBS),
+        services,
+    }
+}
+
+fn pod_of(obj: &Object) -> Option<&Pod> {
+    match obj {
+        Object::Pod(p) => Some(p),
+        _ => None,
+    }
+}
+
+fn node_name(pod: &Pod) -> Option<&str> {
+    pod.spec.as_ref().and_then(|s| s.node_name.as_deref()).filter(|n| !n.is_empty())
+}
+
+fn terminal(pod: &Pod) -> bool {
+    matches!(pod.status.as_ref().and_then(|s| s.phase.as_deref()), Some("Succeeded" | "Failed"))
+}
+
+/// What to do with the pod's `status.nominatedNodeName` after a failed attempt.
+enum Nomination {
+    Keep,
+    Set(String),
+    Clear,
 }
 
 impl Scheduler {
@@ -56,23 +143,46 @@ impl Scheduler {
         let credentials =
             Credentials::ClientCert { common_name: "system:kube-scheduler".into(), organizations: vec![] };
         let mut conn = ApiConn::new(server, credentials.clone());
-        conn.add_informer(Informer::new(Kind::Pod, credentials.clone()));
-        conn.add_informer(Informer::new(Kind::Node, credentials));
+        for kind in [
+            Kind::Pod,
+            Kind::Node,
+            Kind::PersistentVolumeClaim,
+            Kind::PersistentVolume,
+            Kind::StorageClass,
+            Kind::Namespace,
+            Kind::Service,
+            Kind::ReplicaSet,
+            Kind::StatefulSet,
+            Kind::PodDisruptionBudget,
+        ] {
+            conn.add_informer(Informer::new(kind, credentials.clone()));
+        }
         Scheduler {
             conn,
             queue: SchedulingQueue::default(),
-            assumed: BTreeMap::new(),
+            cache: Cache::default(),
+            algorithm: Algorithm::default(),
+            nominator: Nominator::default(),
+            services: ServiceSelectors::new(),
             decisions: BTreeMap::new(),
-            cycle_armed: false,
+            decision_order: VecDeque::new(),
+            stats: Stats::default(),
+            armed: None,
+            arms: 0,
             calls: BTreeMap::new(),
             next_tag: 1,
         }
     }
 
+    /// A (re)start: everything in memory is rebuilt from the informers.
     pub fn on_start(&mut self, ctx: &mut Ctx) {
         self.queue = SchedulingQueue::default();
-        self.assumed.clear();
-        self.cycle_armed = false;
+        self.cache = Cache::default();
+        self.algorithm = Algorithm::default();
+        self.nominator.clear();
+        self.services.clear();
+        self.calls.clear();
+        self.armed = None;
         self.conn.start(ctx);
     }
 
@@ -81,133 +191,342 @@ impl Scheduler {
         self.decisions.get(key)
     }
 
+    /// Pods waiting in the queue (active, backing off or unschedulable).
     pub fn pending(&self) -> usize {
         self.queue.len()
+    }
+
+    pub fn cache(&self) -> &Cache {
+        &self.cache
+    }
+
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// Sets `percentageOfNodesToScore` (0: adaptive, the default).
+    pub fn set_percentage_of_nodes_to_score(&mut self, percentage: u32) {
+        self.algorithm.percentage_of_nodes_to_score = percentage.min(100);
     }
 
     pub fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
         for incoming in self.conn.on_message(ctx, payload) {
             match incoming {
-                Incoming::Changes { informer: PODS, changes } => self.on_pod_changes(changes),
-                Incoming::Changes { informer: NODES, .. } => self.queue.move_all_to_active(ctx.now),
-                Incoming::Changes { .. } => {}
-                Incoming::Answer { tag, result } => {
-                    let call = self.calls.remove(&tag).unwrap_or(Call::Other);
-                    match (call, result) {
-                        (Call::Bind { pod, node }, Ok(ApiResponse::Object(_))) => {
-                            let message = format!("Successfully assigned {} to {node}", pod.ns_name());
-                            self.record(ctx, &pod, "Normal", "Scheduled", &message);
-                        }
-                        (Call::Bind { pod, .. }, _) => {
-                            // The binding failed: forget the assumption and try again.
-                            self.assumed.remove(&pod.ns_name());
-                            self.queue.add(pod.ns_name());
-                        }
-                        (Call::Other, _) => {}
+                Incoming::Changes { informer: PODS, changes } => {
+                    for c in changes {
+                        self.on_pod_change(ctx, c);
                     }
                 }
+                Incoming::Changes { informer: NODES, changes } => {
+                    for c in changes {
+                        self.on_node_change(ctx, c);
+                    }
+                }
+                Incoming::Changes { informer: PVCS | PVS | CLASSES, .. } => {
+                    self.queue.on_event(&["VolumeBinding"], ctx.now);
+                }
+                Incoming::Changes { informer: NAMESPACES, changes } => {
+                    let relabelled = changes.iter().any(|c| match c {
+                        Change::Modified { old, new } => old.meta().labels != new.meta().labels,
+                        _ => true,
+                    });
+                    if relabelled {
+                        self.queue.on_event(&["InterPodAffinity"], ctx.now);
+                    }
+                }
+                Incoming::Changes { informer: SERVICES, changes } => self.on_service_changes(changes),
+                Incoming::Changes { .. } => {}
+                Incoming::Answer { tag, result } => self.on_answer(ctx, tag, result),
             }
         }
         self.arm(ctx);
+    }
+
+    fn on_answer(&mut self, ctx: &mut Ctx, tag: u64, result: Result<ApiResponse, crate::client::ClientError>) {
+        let Some(Call::Bind { pod, node }) = self.calls.remove(&tag) else { return };
+        match result {
+            Ok(ApiResponse::Object(_)) => {
+                self.stats.bound += 1;
+                let message = format!("Successfully assigned {} to {node}", pod.obj.ns_name());
+                self.record(ctx, &pod.obj, "Normal", "Scheduled", &message);
+            }
+            other => {
+                // The binding failed: forget the assumption, free what it held, retry after a backoff.
+                self.cache.forget(&pod.key);
+                self.queue.on_event(&POD_GONE_HELPS, ctx.now);
+                let error = match other {
+                    Ok(ApiResponse::Error(status)) => status.message.clone(),
+                    Err(crate::client::ClientError::ConnectionRefused) => "connect: connection refused".to_string(),
+                    Err(crate::client::ClientError::ConnectionReset) => "connection reset by peer".to_string(),
+                    Ok(_) => "unexpected answer".to_string(),
+                };
+                let message = format!("binding rejected: running Bind plugin \"DefaultBinder\": {error}");
+                let current = self.conn.informer(PODS).get(&pod.key).cloned();
+                let still_pending = current.as_deref().and_then(pod_of).is_some_and(needs_scheduling);
+                if still_pending {
+                    self.queue.backoff(pod.key.clone(), ctx.now);
+                }
+                self.record(ctx, &pod.obj, "Warning", "FailedScheduling", &truncate_message(&message));
+            }
+        }
     }
 
     pub fn on_timer(&mut self, ctx: &mut Ctx, token: u64) {
         if self.conn.on_timer(ctx, token) {
             return;
         }
-        if token == TIMER_SCHEDULE {
-            self.cycle_armed = false;
+        let current = self.armed.is_some_and(|(_, n)| token == TIMER_SCHEDULE + n);
+        if current {
+            self.armed = None;
             self.schedule_one(ctx);
             self.arm(ctx);
         }
     }
 
+    /// Makes sure a cycle runs when the next pod is ready (earlier than an armed timer, if need be).
     fn arm(&mut self, ctx: &mut Ctx) {
-        if !self.cycle_armed && self.conn.synced() {
-            if let Some(after) = self.queue.next_ready_in(ctx.now) {
-                self.cycle_armed = true;
-                ctx.timer_in_chain(after.max(CYCLE_MS), TIMER_SCHEDULE);
-            }
+        if !self.conn.synced() {
+            return;
         }
+        let Some(after) = self.queue.next_ready_in(ctx.now) else { return };
+        let due = ctx.now.plus_ms(after.max(CYCLE_MS));
+        if self.armed.is_some_and(|(at, _)| at <= due) {
+            return;
+        }
+        self.arms += 1;
+        self.armed = Some((due, self.arms));
+        ctx.timer_in_chain(after.max(CYCLE_MS), TIMER_SCHEDULE + self.arms);
     }
 
-    fn on_pod_changes(&mut self, changes: Vec<Change>) {
-        for change in changes {
-            match change {
+    // ---- informer events ----
+
+    fn on_service_changes(&mut self, changes: Vec<Change>) {
+        for c in changes {
+            match c {
+                Change::Added(o) | Change::Modified { new: o, .. } => index_service(&mut self.services, &o, true),
+                Change::Deleted(o) => index_service(&mut self.services, &o, false),
                 Change::Resynced => {
-                    let pods: Vec<Arc<Object>> = self.conn.informer(PODS).objects().cloned().collect();
-                    self.queue.clear();
-                    for p in pods {
-                        self.consider(&p);
+                    self.services.clear();
+                    for o in self.conn.informer(SERVICES).objects() {
+                        index_service(&mut self.services, o, true);
                     }
-                }
-                Change::Added(p) => self.consider(&p),
-                Change::Modified { old, new } => {
-                    // Only changes that can alter the decision requeue a waiting pod (status updates do not).
-                    if scheduling_relevant(&old, &new) || !self.queue.contains(&new.ns_name()) {
-                        self.consider(&new);
-                    }
-                }
-                Change::Deleted(p) => {
-                    self.queue.remove(&p.ns_name());
-                    self.assumed.remove(&p.ns_name());
                 }
             }
         }
     }
 
-    /// Queues a pod that is ours and still needs a node; forgets it otherwise.
-    fn consider(&mut self, obj: &Arc<Object>) {
-        let Object::Pod(pod) = obj.as_ref() else { return };
-        let key = obj.ns_name();
-        if needs_scheduling(pod) && !self.assumed.contains_key(&key) {
-            self.queue.add(key);
-        } else {
-            self.queue.remove(&key);
-            if !needs_scheduling(pod) {
-                self.assumed.remove(&key);
+    fn on_node_change(&mut self, ctx: &mut Ctx, change: Change) {
+        match change {
+            Change::Added(n) => {
+                self.cache.set_node(n);
+                self.queue.on_event(&FILTERS, ctx.now);
+            }
+            Change::Modified { old, new } => {
+                let relevant = match (old.as_ref(), new.as_ref()) {
+                    (Object::Node(a), Object::Node(b)) => {
+                        a.metadata.labels != b.metadata.labels
+                            || a.spec != b.spec
+                            || a.status.as_ref().map(|s| &s.allocatable) != b.status.as_ref().map(|s| &s.allocatable)
+                            || a.status.as_ref().map(|s| &s.images) != b.status.as_ref().map(|s| &s.images)
+                    }
+                    _ => true,
+                };
+                self.cache.set_node(new);
+                if relevant {
+                    self.queue.on_event(&FILTERS, ctx.now);
+                }
+            }
+            Change::Deleted(n) => self.cache.remove_node(n.name()),
+            Change::Resynced => {
+                let current: Vec<Arc<Object>> = self.conn.informer(NODES).objects().cloned().collect();
+                let names: BTreeSet<&str> = current.iter().map(|n| n.name()).collect();
+                let gone: Vec<String> = self
+                    .cache
+                    .nodes()
+                    .iter()
+                    .filter(|(n, info)| info.has_node() && !names.contains(&***n))
+                    .map(|(n, _)| n.to_string())
+                    .collect();
+                for n in gone {
+                    self.cache.remove_node(&n);
+                }
+                for n in current {
+                    self.cache.set_node(n);
+                }
+                self.queue.move_all(ctx.now);
             }
         }
     }
+
+    fn on_pod_change(&mut self, ctx: &mut Ctx, change: Change) {
+        match change {
+            Change::Added(p) => self.pod_upserted(ctx, None, &p),
+            Change::Modified { old, new } => self.pod_upserted(ctx, Some(&old), &new),
+            Change::Deleted(p) => {
+                let key = p.ns_name();
+                self.queue.remove(&key);
+                self.nominator.remove(&key);
+                if self.cache.remove_pod(&key).is_some() {
+                    self.queue.on_event(&POD_GONE_HELPS, ctx.now);
+                }
+            }
+            Change::Resynced => {
+                let pods: Vec<Arc<Object>> = self.conn.informer(PODS).objects().cloned().collect();
+                let present: BTreeSet<String> = pods.iter().map(|p| p.ns_name()).collect();
+                let gone_assumed: Vec<String> =
+                    self.cache.assumed_pods().map(|p| p.info.key.clone()).filter(|k| !present.contains(k)).collect();
+                for k in gone_assumed {
+                    self.cache.forget(&k);
+                }
+                self.cache.clear_confirmed_pods();
+                self.queue.clear();
+                self.nominator.clear();
+                for p in pods {
+                    self.pod_upserted(ctx, None, &p);
+                }
+            }
+        }
+    }
+
+    fn pod_upserted(&mut self, ctx: &mut Ctx, old: Option<&Arc<Object>>, obj: &Arc<Object>) {
+        let Some(pod) = pod_of(obj) else { return };
+        let key = obj.ns_name();
+        let old_pod = old.and_then(|o| pod_of(o));
+        if node_name(pod).is_some() {
+            // Assigned: the cache accounts it (a terminating pod holds its node until it is gone).
+            self.queue.remove(&key);
+            self.nominator.remove(&key);
+            if terminal(pod) {
+                if self.cache.remove_pod(&key).is_some() {
+                    self.queue.on_event(&POD_GONE_HELPS, ctx.now);
+                }
+                return;
+            }
+            let cached = self.cache.pod(&key);
+            let confirmed = cached.is_some_and(|c| !c.assumed && Some(&*c.node) == node_name(pod));
+            let changed = !confirmed || old_pod.is_none_or(|o| accounting_changed(o, pod));
+            if changed {
+                let labels_changed = old_pod.is_some_and(|o| o.metadata.labels != pod.metadata.labels);
+                let spec_changed = old_pod.is_some_and(|o| o.spec != pod.spec);
+                if let Some(info) = PodInfo::new(obj) {
+                    self.cache.add_pod(Arc::new(info));
+                }
+                if !confirmed || labels_changed {
+                    self.queue.on_event(&POD_ADDED_HELPS, ctx.now);
+                }
+                if spec_changed {
+                    self.queue.on_event(&["NodeResourcesFit"], ctx.now);
+                }
+            }
+            return;
+        }
+        if self.cache.is_assumed(&key) {
+            return;
+        }
+        if !needs_scheduling(pod) {
+            self.queue.remove(&key);
+            self.nominator.remove(&key);
+            return;
+        }
+        let nominated = pod.status.as_ref().and_then(|s| s.nominated_node_name.as_deref()).filter(|n| !n.is_empty());
+        match nominated {
+            Some(node) if self.nominator.node_of(&key) != Some(node) => {
+                if let Some(info) = PodInfo::new(obj) {
+                    self.nominator.add(Arc::new(info), node);
+                }
+            }
+            None => self.nominator.remove(&key),
+            _ => {}
+        }
+        let relevant = old_pod.is_none_or(|o| scheduling_relevant(o, pod));
+        if relevant || !self.queue.contains(&key) {
+            let priority = pod.spec.as_ref().and_then(|s| s.priority).unwrap_or(0);
+            self.queue.add(key, priority, ctx.now);
+        }
+    }
+
+    // ---- one scheduling cycle ----
 
     fn schedule_one(&mut self, ctx: &mut Ctx) {
         let Some(key) = self.queue.pop(ctx.now) else { return };
-        let Some(obj) = self.conn.informer(PODS).get(&key).cloned() else { return };
-        let Object::Pod(pod) = obj.as_ref() else { return };
-        let nodes = self.node_infos();
-        let decision = plugins::decide(pod, &nodes);
-        match decision.chosen.clone() {
-            Some(node) => {
-                self.assumed.insert(key.clone(), node.clone());
-                let tag = self.tag(Call::Bind { pod: obj.clone(), node: node.clone() });
-                let binding = Binding {
-                    metadata: ObjectMeta {
-                        name: pod.metadata.name.clone(),
-                        namespace: pod.metadata.namespace.clone(),
-                        ..ObjectMeta::default()
-                    },
-                    target: ObjectReference {
-                        kind: Some("Node".into()),
-                        name: Some(node),
-                        api_version: Some("v1".into()),
-                        ..ObjectReference::default()
-                    },
-                };
-                let req = ApiRequest::new(Credentials::Anonymous, Verb::Create, Kind::Pod.info())
-                    .namespace(pod.metadata.namespace.as_deref())
-                    .name(pod.metadata.name.as_deref().unwrap_or(""))
-                    .subresource("binding")
-                    .body(Object::Binding(binding));
-                self.conn.call(ctx, req, tag);
+        let Some(obj) = self.conn.informer(PODS).get(&key).cloned() else {
+            self.queue.remove(&key);
+            return;
+        };
+        if !pod_of(&obj).is_some_and(needs_scheduling) || self.cache.is_assumed(&key) {
+            self.queue.remove(&key);
+            return;
+        }
+        let Some(info) = PodInfo::new(&obj).map(Arc::new) else { return };
+        self.stats.attempts += 1;
+        let mut d = Decision { pod: key.clone(), at_ms: ctx.now.ms(), ..Decision::default() };
+        let l = listers(&self.conn, &self.services);
+        let attempt = self.algorithm.schedule(&mut self.cache, &info, &l, &self.nominator, ctx.rng, &mut d);
+        match attempt {
+            Attempt::Chosen(node) => {
+                self.cache.assume(info.clone(), &node);
+                self.nominator.remove(&key);
+                self.bind(ctx, info, node);
             }
-            None => {
-                self.queue.unschedulable(key.clone(), ctx.now);
-                let message = decision.message.clone().unwrap_or_default();
-                self.set_unschedulable(ctx, &obj, &message);
-                self.record(ctx, &obj, "Warning", "FailedScheduling", &message);
+            Attempt::NoNodes => {
+                let message = "no nodes available to schedule pods".to_string();
+                d.message = Some(message.clone());
+                self.queue.unschedulable(key.clone(), ctx.now, BTreeSet::new());
+                self.stats.unschedulable += 1;
+                self.set_unschedulable(ctx, &info, &message, Nomination::Keep);
+            }
+            Attempt::Unschedulable { diagnosis, state } => {
+                let outcome =
+                    preemption::preempt(state.as_deref(), &self.cache, &info, &diagnosis, &self.nominator, &l, ctx.rng);
+                let refusing: BTreeSet<&'static str> =
+                    diagnosis.prefilter.iter().chain(diagnosis.statuses.values()).map(|r| r.plugin).collect();
+                let (message, nomination) = match outcome {
+                    Outcome::Nominate(c) => {
+                        self.stats.preemptions += 1;
+                        d.preemption = Some(PreemptionRecord {
+                            nominated: Some(c.node.to_string()),
+                            victims: c.victims.iter().map(|v| v.key.clone()).collect(),
+                            message: None,
+                        });
+                        self.nominator.add(info.clone(), &c.node);
+                        self.evict(ctx, &info, &c);
+                        (diagnosis.message(None), Nomination::Set(c.node.to_string()))
+                    }
+                    Outcome::NotHelpful(post) => {
+                        let eligible = !post.starts_with("preemption: not eligible");
+                        d.preemption = Some(PreemptionRecord {
+                            nominated: None,
+                            victims: Vec::new(),
+                            message: Some(post.clone()),
+                        });
+                        let nomination = if eligible { Nomination::Clear } else { Nomination::Keep };
+                        if eligible {
+                            self.nominator.remove(&key);
+                        }
+                        (diagnosis.message(Some(&post)), nomination)
+                    }
+                };
+                let message = truncate_message(&message);
+                d.message = Some(message.clone());
+                self.queue.unschedulable(key.clone(), ctx.now, refusing);
+                self.stats.unschedulable += 1;
+                self.set_unschedulable(ctx, &info, &message, nomination);
+                self.record(ctx, &info.obj, "Warning", "FailedScheduling", &message);
             }
         }
-        self.decisions.insert(key, decision);
+        self.keep_decision(d);
+    }
+
+    fn keep_decision(&mut self, d: Decision) {
+        if !self.decisions.contains_key(&d.pod) {
+            self.decision_order.push_back(d.pod.clone());
+        }
+        self.decisions.insert(d.pod.clone(), d);
+        while self.decision_order.len() > DECISIONS_KEPT {
+            if let Some(old) = self.decision_order.pop_front() {
+                self.decisions.remove(&old);
+            }
+        }
     }
 
     fn tag(&mut self, call: Call) -> u64 {
@@ -217,19 +536,101 @@ impl Scheduler {
         tag
     }
 
-    /// Writes `PodScheduled=False` with the FitError message (only the scheduler writes this condition).
-    fn set_unschedulable(&mut self, ctx: &mut Ctx, pod: &Object, message: &str) {
-        let patch = serde_json::json!({"status": {"conditions": [{
-            "type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message,
-            "lastTransitionTime": ctx.now.rfc3339(), "lastProbeTime": null
-        }]}});
+    fn bind(&mut self, ctx: &mut Ctx, info: Arc<PodInfo>, node: Arc<str>) {
+        self.stats.bindings_sent += 1;
+        let pod = info.pod();
+        let binding = Binding {
+            metadata: ObjectMeta {
+                name: pod.metadata.name.clone(),
+                namespace: pod.metadata.namespace.clone(),
+                uid: pod.metadata.uid.clone(),
+                ..ObjectMeta::default()
+            },
+            target: ObjectReference {
+                kind: Some("Node".into()),
+                name: Some(node.to_string()),
+                api_version: Some("v1".into()),
+                ..ObjectReference::default()
+            },
+        };
+        let req = ApiRequest::new(Credentials::Anonymous, Verb::Create, Kind::Pod.info())
+            .namespace(pod.metadata.namespace.as_deref())
+            .name(pod.metadata.name.as_deref().unwrap_or(""))
+            .subresource("binding")
+            .body(Object::Binding(binding));
+        let tag = self.tag(Call::Bind { pod: info, node });
+        self.conn.call(ctx, req, tag);
+    }
+
+    fn patch_status(&mut self, ctx: &mut Ctx, namespace: &str, name: &str, patch: serde_json::Value) {
         let mut req = ApiRequest::new(Credentials::Anonymous, Verb::Patch, Kind::Pod.info())
-            .namespace(pod.namespace())
-            .name(pod.name())
+            .namespace(Some(namespace))
+            .name(name)
             .subresource("status");
-        req.patch = Some(crate::api::PatchBody::Strategic(patch));
+        req.patch = Some(PatchBody::Strategic(patch));
         let tag = self.tag(Call::Other);
         self.conn.call(ctx, req, tag);
+    }
+
+    /// Writes `PodScheduled=False` with the message and the nomination, unless the pod already says so.
+    fn set_unschedulable(&mut self, ctx: &mut Ctx, info: &PodInfo, message: &str, nomination: Nomination) {
+        let pod = info.pod();
+        let status = pod.status.as_ref();
+        let current =
+            status.and_then(|s| s.conditions.as_ref()).and_then(|c| c.iter().find(|c| c.type_ == "PodScheduled"));
+        let same_condition = current.is_some_and(|c| {
+            c.status == "False" && c.reason.as_deref() == Some("Unschedulable") && c.message.as_deref() == Some(message)
+        });
+        let nominated = status.and_then(|s| s.nominated_node_name.as_deref()).filter(|n| !n.is_empty());
+        let mut patch = json!({"status": {}});
+        match &nomination {
+            Nomination::Set(n) if nominated != Some(n.as_str()) => patch["status"]["nominatedNodeName"] = json!(n),
+            Nomination::Clear if nominated.is_some() => patch["status"]["nominatedNodeName"] = json!(null),
+            _ => {}
+        }
+        if !same_condition {
+            let since = if current.is_some_and(|c| c.status == "False") {
+                current.and_then(|c| c.last_transition_time.as_ref()).map(|t| json!(t))
+            } else {
+                None
+            };
+            patch["status"]["conditions"] = json!([{
+                "type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message,
+                "lastTransitionTime": since.unwrap_or_else(|| json!(ctx.now.rfc3339())), "lastProbeTime": null
+            }]);
+        }
+        if patch["status"].as_object().is_some_and(|m| !m.is_empty()) {
+            self.patch_status(ctx, &info.namespace, info.name(), patch);
+        }
+    }
+
+    /// Carries out a preemption: each victim gets the DisruptionTarget condition, is deleted, and gets a
+    /// `Preempted` event; lower-priority pods nominated to the same node lose their nomination.
+    fn evict(&mut self, ctx: &mut Ctx, preemptor: &PodInfo, c: &preemption::Candidate) {
+        for v in &c.victims {
+            if v.terminating {
+                continue;
+            }
+            let patch = json!({"status": {"conditions": [{
+                "type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
+                "message": format!("{SCHEDULER_NAME}: preempting to accommodate a higher priority pod"),
+                "lastTransitionTime": ctx.now.rfc3339()
+            }]}});
+            self.patch_status(ctx, &v.namespace, v.name(), patch);
+            let req = ApiRequest::new(Credentials::Anonymous, Verb::Delete, Kind::Pod.info())
+                .namespace(Some(&v.namespace))
+                .name(v.name());
+            let tag = self.tag(Call::Other);
+            self.conn.call(ctx, req, tag);
+            let message = format!("Preempted by pod {} on node {}", preemptor.uid, c.node);
+            self.record(ctx, &v.obj, "Normal", "Preempted", &message);
+        }
+        let lower: Vec<Arc<PodInfo>> =
+            self.nominator.on_node(&c.node).filter(|p| p.priority < preemptor.priority).cloned().collect();
+        for p in lower {
+            self.nominator.remove(&p.key);
+            self.patch_status(ctx, &p.namespace, p.name(), json!({"status": {"nominatedNodeName": null}}));
+        }
     }
 
     fn record(&mut self, ctx: &mut Ctx, about: &Object, type_: &str, reason: &str, message: &str) {
@@ -241,49 +642,46 @@ impl Scheduler {
         let tag = self.tag(Call::Other);
         self.conn.call(ctx, req, tag);
     }
+}
 
-    /// Each node with the pods the scheduler knows are on it (bound or assumed).
-    fn node_infos(&self) -> Vec<NodeInfo> {
-        let mut infos: BTreeMap<String, NodeInfo> = self
-            .conn
-            .informer(NODES)
-            .objects()
-            .filter_map(|o| match o.as_ref() {
-                Object::Node(n) => Some((n.metadata.name.clone().unwrap_or_default(), NodeInfo::new(n.clone()))),
-                _ => None,
-            })
-            .collect();
-        for obj in self.conn.informer(PODS).objects() {
-            let Object::Pod(pod) = obj.as_ref() else { continue };
-            let node = pod
-                .spec
-                .as_ref()
-                .and_then(|s| s.node_name.clone())
-                .filter(|n| !n.is_empty())
-                .or_else(|| self.assumed.get(&obj.ns_name()).cloned());
-            if let Some(info) = node.and_then(|n| infos.get_mut(&n)) {
-                if !matches!(pod.status.as_ref().and_then(|s| s.phase.as_deref()), Some("Succeeded" | "Failed")) {
-                    info.add_pod(pod);
-                }
+/// Keeps a Service's selector in the index (removes it when the Service is gone or selects nothing).
+fn index_service(services: &mut ServiceSelectors, obj: &Object, present: bool) {
+    let Object::Service(s) = obj else { return };
+    let ns = s.metadata.namespace.clone().unwrap_or_default();
+    let name = s.metadata.name.clone().unwrap_or_default();
+    let selector = s.spec.as_ref().and_then(|sp| sp.selector.clone()).filter(|m| !m.is_empty());
+    match selector.filter(|_| present) {
+        Some(sel) => {
+            services.entry(ns).or_default().insert(name, sel);
+        }
+        None => {
+            if let Some(m) = services.get_mut(&ns) {
+                m.remove(&name);
             }
         }
-        infos.into_values().collect()
     }
+}
+
+/// Whether an update changed what the cache accounts for an assigned pod.
+fn accounting_changed(old: &Pod, new: &Pod) -> bool {
+    old.spec != new.spec
+        || old.metadata.labels != new.metadata.labels
+        || old.metadata.deletion_timestamp != new.metadata.deletion_timestamp
+        || old.status.as_ref().and_then(|s| s.start_time.as_ref())
+            != new.status.as_ref().and_then(|s| s.start_time.as_ref())
 }
 
 /// Whether an update changed what scheduling looks at: the spec or the labels (kube-scheduler's isPodUpdated
 /// ignores status, resourceVersion and the like).
-fn scheduling_relevant(old: &Object, new: &Object) -> bool {
-    match (old, new) {
-        (Object::Pod(a), Object::Pod(b)) => a.spec != b.spec || a.metadata.labels != b.metadata.labels,
-        _ => true,
-    }
+fn scheduling_relevant(old: &Pod, new: &Pod) -> bool {
+    old.spec != new.spec || old.metadata.labels != new.metadata.labels
 }
 
-/// Whether the pod waits for this scheduler: no node yet, ours, not being deleted.
+/// Whether the pod waits for this scheduler: no node yet, ours, not being deleted, no scheduling gates.
 pub fn needs_scheduling(pod: &Pod) -> bool {
     let spec = pod.spec.as_ref();
     spec.and_then(|s| s.node_name.as_deref()).is_none_or(str::is_empty)
         && spec.and_then(|s| s.scheduler_name.as_deref()).unwrap_or(SCHEDULER_NAME) == SCHEDULER_NAME
         && pod.metadata.deletion_timestamp.is_none()
+        && spec.and_then(|s| s.scheduling_gates.as_ref()).is_none_or(Vec::is_empty)
 }
