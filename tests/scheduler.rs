@@ -253,7 +253,7 @@ fn claims_must_exist_and_be_bound_and_a_bound_volume_picks_the_node() {
     let pv = "apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: local-pv}\nspec:\n  capacity: {storage: 1Gi}\n  accessModes: [ReadWriteOnce]\n  hostPath: {path: /data}\n  claimRef: {namespace: default, name: bound}\n  nodeAffinity:\n    required:\n      nodeSelectorTerms:\n      - matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [node02]}]\n";
     let (out, code) = apply(&mut c, pv);
     assert_eq!(code, Some(0), "{out}");
-    let pvc = "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: bound\n  annotations: {pv.kubernetes.io/bind-completed: \"yes\"}\nspec:\n  accessModes: [ReadWriteOnce]\n  volumeName: local-pv\n  resources: {requests: {storage: 1Gi}}\n";
+    let pvc = "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: bound\nspec:\n  accessModes: [ReadWriteOnce]\n  volumeName: local-pv\n  resources: {requests: {storage: 1Gi}}\n";
     let (out, code) = apply(&mut c, pvc);
     assert_eq!(code, Some(0), "{out}");
     apply(&mut c, &labelled_pod("on-volume", "app: x", &mounts("bound"), "100m"));
@@ -267,7 +267,7 @@ fn claims_must_exist_and_be_bound_and_a_bound_volume_picks_the_node() {
         ),
     );
     c.advance_ms(2_000);
-    assert_eq!(node_of(&mut c, "on-volume"), "node02");
+    assert_eq!(node_of(&mut c, "on-volume"), "node02", "{}", condition_message(&mut c, "on-volume"));
     assert_eq!(
         condition_message(&mut c, "off-volume"),
         format!("0/3 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, {TAINT}, 1 node(s) had volume node affinity conflict. {not_helpful}")
