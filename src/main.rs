@@ -10,6 +10,7 @@ use kubeglass::scenario::{self, runner};
 const USAGE: &str = "usage:
   kubeglass run FILE [--steps]   play a scenario; exit 0 when every expect holds, 1 when one fails, 2 when FILE is invalid
   kubeglass shell [FILE]         an interactive prompt: kubectl commands, etcdctl/etcdutl (on the control plane),
+                                 ssh NODE (a node's shell: systemctl, journalctl, crictl, ls, cat, mv; exit leaves),
                                  stop/start/crash NAME, wait DURATION, steps
   kubeglass url FILE             print the share-link fragment (#s=...) of a scenario
   kubeglass decode URL           print the scenario a share link holds
@@ -79,8 +80,13 @@ fn shell(file: Option<&str>) -> ExitCode {
     };
     let stdin = std::io::stdin();
     let mut last_chain = 0;
+    // The node the prompt is logged in to with `ssh`, if any.
+    let mut on: Option<String> = None;
     loop {
-        print!("[{}] $ ", kubeglass::sim::time::go_duration(cluster.now().ms()));
+        match &on {
+            Some(node) => print!("[{}] root@{node}:~# ", kubeglass::sim::time::go_duration(cluster.now().ms())),
+            None => print!("[{}] $ ", kubeglass::sim::time::go_duration(cluster.now().ms())),
+        }
         let _ = std::io::stdout().flush();
         let mut line = String::new();
         if stdin.lock().read_line(&mut line).unwrap_or(0) == 0 {
@@ -89,12 +95,36 @@ fn shell(file: Option<&str>) -> ExitCode {
         }
         let line = line.trim();
         let (verb, rest) = line.split_once(' ').unwrap_or((line, ""));
+        if let Some(node) = on.clone() {
+            match verb {
+                "exit" | "logout" => {
+                    println!("logout\nConnection to {node} closed.");
+                    on = None;
+                }
+                "" => {}
+                _ => {
+                    let r = cluster.shell(&node, line, runner::COMMAND_LIMIT_MS);
+                    last_chain = r.chain;
+                    print!("{}", r.output);
+                }
+            }
+            continue;
+        }
         let result = match verb {
             "" => Ok(()),
             "exit" | "quit" => return ExitCode::SUCCESS,
+            "ssh" => {
+                let node = rest.trim().trim_start_matches("root@");
+                if cluster.config().all_nodes().any(|n| n.name == node) {
+                    on = Some(node.to_string());
+                    Ok(())
+                } else {
+                    Err(format!("ssh: Could not resolve hostname {node}: Name or service not known"))
+                }
+            }
             "stop" => cluster.stop(rest.trim()),
             "start" => cluster.start(rest.trim()),
-            "crash" => cluster.stop(rest.trim()).and_then(|_| cluster.start(rest.trim())),
+            "crash" => cluster.crash(rest.trim()),
             "wait" => kubeglass::sim::time::parse_duration_ms(rest.trim()).map(|ms| cluster.advance_ms(ms)),
             "steps" => {
                 for f in kubeglass::view::steps::data_flow(cluster.kernel(), last_chain) {

@@ -15,6 +15,7 @@ mod jobs;
 mod kube_proxy;
 mod kubelet;
 mod logs_exec;
+mod node_shell;
 mod nodelifecycle;
 mod patch_wait;
 mod quota;

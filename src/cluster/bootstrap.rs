@@ -2,7 +2,7 @@
 //! client host creates the namespaces, RBAC defaults, Services, CoreDNS and kube-proxy through the
 //! apiserver, so the install is itself a trace of requests. Nodes and the control plane's mirror pods are
 //! not created here: each kubelet registers its own Node and posts mirror pods for the static pod
-//! manifests kubeadm wrote (given here as [`static_pods`]).
+//! manifests kubeadm wrote to the control-plane node's disk ([`static_pod_manifests`]).
 
 use serde_json::{json, Value};
 
@@ -10,7 +10,6 @@ use crate::api::manifest::parse_documents;
 use crate::api::{lookup_kind, ApiRequest, ApiResponse, Credentials, Object, Verb};
 use crate::client::Api;
 
-use crate::api::api::core::v1::Pod;
 use crate::api::Kind;
 
 use super::Cluster;
@@ -139,11 +138,12 @@ pub fn preloaded_images(control_plane: bool) -> Vec<&'static str> {
     v
 }
 
-/// The manifests kubeadm writes to `/etc/kubernetes/manifests` on the control-plane node.
-pub fn static_pods(node_ip: &str) -> Vec<Pod> {
+/// The manifests kubeadm writes to `/etc/kubernetes/manifests` on the control-plane node: file name and
+/// YAML text.
+pub fn static_pod_manifests(node_ip: &str) -> Vec<(String, String)> {
     ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"]
         .iter()
-        .filter_map(|c| serde_json::from_value(static_pod(c, node_ip)).ok())
+        .map(|c| (format!("{c}.yaml"), super::node_files::manifest_yaml(&static_pod(c, node_ip))))
         .collect()
 }
 
@@ -179,7 +179,6 @@ fn static_pod(component: &str, node_ip: &str) -> Value {
             "name": component,
             "namespace": "kube-system",
             "labels": {"component": component, "tier": "control-plane"},
-            "annotations": {"kubernetes.io/config.source": "file", "kubernetes.io/config.seen": "2025-09-01T00:00:00Z"}
         },
         "spec": {
             "hostNetwork": true,

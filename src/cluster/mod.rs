@@ -1,12 +1,18 @@
 //! The cluster: builds the kernel and every component of a cluster, dispatches each delivery and timer to
-//! its receiver, runs the clock, and answers the UI and the CLI (views, stop and start, kubectl).
+//! its receiver, runs the clock, and answers the UI and the CLI (views, stop, start and crash, kubectl, the
+//! node shell). It also plays the part of each node's operating system: it owns the nodes' filesystems,
+//! starts and stops processes when containerd or systemd asks ([`crate::sim::Command::Lifecycle`]), and
+//! writes systemd's lines to the units' journals.
 
 mod bootstrap;
 mod config;
 mod network;
+pub mod node_files;
+mod node_shell;
 pub mod nodefs;
 
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use crate::api::Credentials;
@@ -19,9 +25,12 @@ use crate::controllers::ControllerManager;
 use crate::dns::CoreDns;
 use crate::etcd::member::EtcdMember;
 use crate::kubectl::kubeconfig::{context_name, Kubeconfig, KubeconfigFile};
+use crate::node::systemd::Systemd;
+use crate::node::units::{self, Unit};
 use crate::node::{Containerd, Kubelet, KubeletConfig};
 use crate::proxy::KubeProxy;
 use crate::scheduler::Scheduler;
+use crate::sim::rng::fnv1a64;
 use crate::sim::{ComponentId, Ctx, Event, Kernel, Payload, Rng, SimTime};
 use crate::view::{ComponentView, MessageView, View};
 
@@ -38,6 +47,8 @@ pub enum Component {
     Containerd(Box<Containerd>),
     KubeProxy(Box<KubeProxy>),
     CoreDns(Box<CoreDns>),
+    /// systemd's restart jobs for the nodes' services.
+    Systemd(Box<Systemd>),
     /// Runs client programs: the person's kubectl, kubeadm at install time.
     Host(Box<ProcessHost>),
     /// A component whose behaviour is not simulated yet: it receives and ignores.
@@ -60,7 +71,7 @@ impl Component {
             Component::KubeProxy(p) => p.on_message(ctx, payload),
             Component::CoreDns(d) => d.on_message(ctx, payload),
             Component::Host(h) => h.on_message(ctx, payload),
-            Component::Idle => {}
+            Component::Systemd(_) | Component::Idle => {}
         }
     }
 
@@ -75,6 +86,7 @@ impl Component {
             Component::KubeProxy(p) => p.on_timer(ctx, token),
             Component::CoreDns(d) => d.on_timer(ctx, token),
             Component::Host(h) => h.on_timer(ctx, token),
+            Component::Systemd(s) => s.on_timer(ctx, token),
             Component::Idle => {}
         }
     }
@@ -89,10 +101,16 @@ impl Component {
             Component::Containerd(c) => c.on_start(ctx),
             Component::KubeProxy(p) => p.on_start(ctx),
             Component::CoreDns(d) => d.on_start(ctx),
-            Component::Host(_) | Component::Idle => {}
+            Component::Host(_) | Component::Systemd(_) | Component::Idle => {}
         }
     }
 }
+
+/// The exit status of a process killed by `crash` (SIGKILL).
+pub const CRASH_EXIT_CODE: i32 = 137;
+
+/// The control plane's static pods whose binaries are simulated components.
+const STATIC_POD_PROCESSES: [&str; 4] = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"];
 
 /// Where a component sits on the diagram.
 #[derive(Debug, Clone)]
@@ -124,9 +142,16 @@ pub struct Cluster {
     /// The person's kubeconfig file: its current context says which user kubectl acts as and which namespace
     /// it defaults to. kubectl processes get a handle to it and `kubectl config` rewrites it.
     kubeconfig: KubeconfigFile,
-    /// The control-plane node's shell (`<node>/shell`): runs etcdctl and etcdutl.
-    shell: ComponentId,
-    /// The control-plane node's files (etcd snapshots, restored data directories).
+    /// Each node's shell host (`<node>/shell`), where etcdctl and etcdutl run; made when first used (the
+    /// control plane's at install).
+    shells: BTreeMap<String, ComponentId>,
+    /// systemd's restart jobs.
+    systemd: ComponentId,
+    /// How often systemd restarted each node service after its process died.
+    restarts: BTreeMap<ComponentId, u32>,
+    /// Each node's files.
+    node_fs: BTreeMap<String, Rc<RefCell<NodeFs>>>,
+    /// The control-plane node's files (etcd snapshots, restored data directories, the static pod manifests).
     control_plane_fs: Rc<RefCell<NodeFs>>,
     /// The current context's user and namespace, as last read from the kubeconfig.
     user: String,
@@ -153,7 +178,10 @@ impl Cluster {
             etcd: Vec::new(),
             kubectl: ComponentId(0),
             kubeconfig: KubeconfigFile::default(),
-            shell: ComponentId(0),
+            shells: BTreeMap::new(),
+            systemd: ComponentId(0),
+            restarts: BTreeMap::new(),
+            node_fs: BTreeMap::new(),
             control_plane_fs: Rc::new(RefCell::new(NodeFs::with_etcd_running())),
             user: "kubernetes-admin".into(),
             namespace: "default".into(),
@@ -186,30 +214,45 @@ impl Cluster {
         }
         let nodes: Vec<NodeConfig> = c.config.all_nodes().cloned().collect();
         let total = nodes.len();
+        let shared = node_files::SharedFiles::new(crate::kubectl::SERVER);
         for (index, node) in nodes.iter().enumerate() {
             let name = &node.name;
             let kubelet = c.reserve(&format!("{name}/kubelet"), "node", Some(name));
             let containerd = c.reserve(&format!("{name}/containerd"), "node", Some(name));
             let proxy = c.reserve(&format!("{name}/kube-proxy"), "node", Some(name));
             let control_plane = *name == cp;
-            let cfg = KubeletConfig {
-                node: node.clone(),
+            let pod_cidr = bootstrap::pod_cidr(index, total);
+            let seed = node_files::NodeSeed {
+                name,
                 control_plane,
-                node_ip: bootstrap::node_ip(index),
-                pod_cidr: bootstrap::pod_cidr(index, total),
-                static_pods: if control_plane {
-                    bootstrap::static_pods(&bootstrap::node_ip(index))
+                pod_cidr: &pod_cidr,
+                server: crate::kubectl::SERVER,
+                manifests: if control_plane {
+                    bootstrap::static_pod_manifests(&bootstrap::node_ip(index))
                 } else {
                     Vec::new()
                 },
             };
+            let fs = Rc::new(RefCell::new(node_files::seed(&seed, &shared)));
+            if control_plane {
+                c.control_plane_fs = Rc::clone(&fs);
+            }
+            c.node_fs.insert(name.clone(), Rc::clone(&fs));
+            let cfg = KubeletConfig {
+                node: node.clone(),
+                control_plane,
+                node_ip: bootstrap::node_ip(index),
+                pod_cidr: pod_cidr.clone(),
+                fs,
+                journal_lines: crate::node::journal::capacity_for(total),
+            };
             let preloaded = bootstrap::preloaded_images(control_plane);
-            c.components[containerd.0 as usize] = Component::Containerd(Box::new(Containerd::new(
-                kubelet,
-                &cfg.node_ip,
-                bootstrap::pod_cidr(index, total).trim_end_matches(".0/24"),
-                &preloaded,
-            )));
+            let mut runtime = Containerd::new(kubelet, &cfg.node_ip, pod_cidr.trim_end_matches(".0/24"), &preloaded)
+                .with_journal_lines(cfg.journal_lines);
+            if control_plane {
+                runtime = runtime.with_processes(&STATIC_POD_PROCESSES);
+            }
+            c.components[containerd.0 as usize] = Component::Containerd(Box::new(runtime));
             c.components[proxy.0 as usize] = Component::KubeProxy(Box::new(KubeProxy::new(
                 c.apiserver,
                 bootstrap::proxy_net(name, index, total),
@@ -224,13 +267,60 @@ impl Cluster {
         c.components[dns.0 as usize] = Component::CoreDns(Box::new(CoreDns::new(c.apiserver)));
         c.kubectl = c.reserve("kubectl", "client", None);
         c.components[c.kubectl.0 as usize] = Component::Host(Box::new(ProcessHost::new(c.apiserver)));
-        c.shell = c.reserve(&format!("{cp}/shell"), "client", Some(&cp));
-        c.components[c.shell.0 as usize] = Component::Host(Box::new(ProcessHost::new(c.apiserver)));
+        c.shell_host(&cp);
+        c.systemd = c.reserve("systemd", "client", None);
+        c.components[c.systemd.0 as usize] = Component::Systemd(Box::new(Systemd::new()));
         for i in 0..c.components.len() {
-            c.dispatch(ComponentId(i as u32), 0, |comp, ctx| comp.on_start(ctx));
+            c.launch(ComponentId(i as u32), 0);
         }
         bootstrap::install(&mut c);
         c
+    }
+
+    /// `node`'s shell host, made on first use.
+    fn shell_host(&mut self, node: &str) -> ComponentId {
+        if let Some(id) = self.shells.get(node) {
+            return *id;
+        }
+        let id = self.reserve(&format!("{node}/shell"), "client", Some(node));
+        self.components[id.0 as usize] = Component::Host(Box::new(ProcessHost::new(self.apiserver)));
+        self.shells.insert(node.to_string(), id);
+        id
+    }
+
+    /// The process id a component's current run has (stable per name and start).
+    fn pid_of(&self, id: ComponentId) -> u32 {
+        let slot = self.kernel.slot(id);
+        1_000 + (fnv1a64(format!("{}#{}", slot.name, slot.incarnation).as_bytes()) % 30_000) as u32
+    }
+
+    /// The node service a component is (`node01/kubelet` → kubelet.service).
+    fn unit_of(&self, id: ComponentId) -> Option<Unit> {
+        let name = self.kernel.name(id);
+        let (_, part) = name.split_once('/')?;
+        units::of_component(part)
+    }
+
+    /// The journal of a node service's component.
+    fn journal_of(&mut self, id: ComponentId) -> Option<&mut crate::node::journal::Journal> {
+        match &mut self.components[id.0 as usize] {
+            Component::Kubelet(k) => Some(k.journal_mut()),
+            Component::Containerd(c) => Some(c.journal_mut()),
+            _ => None,
+        }
+    }
+
+    /// Runs a component's start: a node service gets its process id and systemd's `Started` line first.
+    fn launch(&mut self, id: ComponentId, chain: u64) {
+        let pid = self.pid_of(id);
+        let now = self.kernel.now();
+        if let Some(unit) = self.unit_of(id) {
+            if let Some(j) = self.journal_of(id) {
+                j.set_pid(pid);
+                unit.log_started(j, now);
+            }
+        }
+        self.dispatch(id, chain, |c, ctx| c.on_start(ctx));
     }
 
     fn reserve(&mut self, name: &str, role: &'static str, node: Option<&str>) -> ComponentId {
@@ -329,7 +419,16 @@ impl Cluster {
         let i = id.0 as usize;
         let mut ctx = Ctx { now, me: id, chain, rng: &mut self.rngs[i], out: &mut out };
         f(&mut self.components[i], &mut ctx);
-        self.kernel.apply(id, out);
+        for (name, run) in self.kernel.apply(id, out) {
+            // A process this one started or ended (containerd's static pod containers, systemd's restarts).
+            if let Ok(ids) = self.resolve(&name) {
+                if run {
+                    self.start_ids(&ids, chain);
+                } else {
+                    self.stop_ids(&ids);
+                }
+            }
+        }
     }
 
     /// Handles the next event; false when nothing is scheduled.
@@ -354,13 +453,106 @@ impl Cluster {
         self.kernel.advance_to(until);
     }
 
-    /// Stops a component by its scenario name (`etcd` stops every member).
+    /// Stops a component by its scenario name (`etcd` stops every member); it stays down until started.
     pub fn stop(&mut self, name: &str) -> Result<(), String> {
-        for id in self.resolve(name)? {
+        let ids = self.resolve(name)?;
+        self.cancel_restarts(&ids);
+        self.stop_ids(&ids);
+        Ok(())
+    }
+
+    fn stop_ids(&mut self, ids: &[ComponentId]) {
+        let now = self.kernel.now();
+        for &id in ids {
+            if !self.kernel.is_running(id) {
+                continue;
+            }
             self.kernel.stop(id);
+            if let Some(unit) = self.unit_of(id) {
+                if let Some(j) = self.journal_of(id) {
+                    unit.log_stopped(j, now);
+                }
+            }
+        }
+        self.sync_etcd_running();
+    }
+
+    /// systemd forgets its pending restarts of these node services (they were stopped or started by hand).
+    fn cancel_restarts(&mut self, ids: &[ComponentId]) {
+        let names: Vec<String> = ids.iter().map(|id| self.kernel.name(*id).to_string()).collect();
+        if let Component::Systemd(s) = &mut self.components[self.systemd.0 as usize] {
+            for n in &names {
+                s.cancel(n);
+            }
+        }
+    }
+
+    /// Kills a component by its scenario name. A control-plane component runs as a static pod's container:
+    /// it ends (exit 137) and the kubelet restarts it with its CrashLoopBackOff back-off (the mirror pod's
+    /// restart count goes up). A node service (kubelet, containerd) is restarted by systemd after its
+    /// unit's `RestartSec`. Anything else starts again at once.
+    pub fn crash(&mut self, name: &str) -> Result<(), String> {
+        let ids = self.resolve(name)?;
+        let chain = self.kernel.new_chain();
+        if let Some(process) = self.static_pod_process(name) {
+            let cp = self.config.control_plane.name.clone();
+            let runtime = self.kernel.id(&format!("{cp}/containerd"));
+            let runs = matches!(runtime.map(|id| &self.components[id.0 as usize]),
+                Some(Component::Containerd(c)) if c.runs_process(process));
+            if let (true, Some(runtime)) = (runs, runtime) {
+                self.stop_ids(&ids);
+                let alive = self.kernel.is_running(runtime);
+                self.dispatch(runtime, chain, |c, ctx| {
+                    if let Component::Containerd(c) = c {
+                        c.process_died(ctx, process, CRASH_EXIT_CODE, alive);
+                    }
+                });
+                return Ok(());
+            }
+        }
+        let now = self.kernel.now();
+        for id in ids {
+            if !self.kernel.is_running(id) {
+                continue;
+            }
+            match self.unit_of(id) {
+                Some(unit) => {
+                    self.kernel.stop(id);
+                    let restarts = self.restarts.entry(id).or_insert(0);
+                    *restarts += 1;
+                    let n = *restarts;
+                    if let Some(j) = self.journal_of(id) {
+                        unit.log_killed(j, now, n);
+                    }
+                    let component = self.kernel.name(id).to_string();
+                    let systemd = self.systemd;
+                    self.dispatch(systemd, chain, |c, ctx| {
+                        if let Component::Systemd(s) = c {
+                            s.schedule_restart(ctx, &component, unit.restart_sec * 1_000);
+                        }
+                    });
+                }
+                None => {
+                    self.stop_ids(&[id]);
+                    self.start_ids(&[id], chain);
+                }
+            }
         }
         self.sync_etcd_running();
         Ok(())
+    }
+
+    /// The static pod process a scenario name is, when its container can stand for it alone.
+    fn static_pod_process(&self, name: &str) -> Option<&'static str> {
+        match name {
+            "kube-apiserver" => Some("kube-apiserver"),
+            "kube-controller-manager" => Some("kube-controller-manager"),
+            "kube-scheduler" => Some("kube-scheduler"),
+            // One etcd container runs every member kubeglass places on the control-plane node.
+            "etcd" => Some("etcd"),
+            "etcd-0" if self.etcd.len() == 1 => Some("etcd"),
+            _ => None,
+        }
     }
 
     /// Tells the control-plane node's filesystem whether etcd runs from its data directory.
@@ -382,17 +574,25 @@ impl Cluster {
 
     /// Starts a stopped component as a fresh process.
     pub fn start(&mut self, name: &str) -> Result<(), String> {
-        for id in self.resolve(name)? {
+        let ids = self.resolve(name)?;
+        self.cancel_restarts(&ids);
+        for id in ids {
+            let chain = self.kernel.new_chain();
+            self.start_ids(&[id], chain);
+        }
+        Ok(())
+    }
+
+    fn start_ids(&mut self, ids: &[ComponentId], chain: u64) {
+        for &id in ids {
             if self.etcd.contains(&id) && !self.kernel.is_running(id) {
                 self.load_restored_etcd_data();
             }
             if self.kernel.start(id) {
-                let chain = self.kernel.new_chain();
-                self.dispatch(id, chain, |c, ctx| c.on_start(ctx));
+                self.launch(id, chain);
             }
         }
         self.sync_etcd_running();
-        Ok(())
     }
 
     /// Stops a running component or starts a stopped one; Ok(true) when it runs afterwards.
@@ -411,7 +611,8 @@ impl Cluster {
         if name == "etcd" {
             return Ok(self.etcd.clone());
         }
-        if let Some(id) = self.kernel.id(name).filter(|id| *id != self.kubectl && *id != self.shell) {
+        // Client hosts and systemd are not components a person stops.
+        if let Some(id) = self.kernel.id(name).filter(|id| self.placements[id.0 as usize].role != "client") {
             return Ok(vec![id]);
         }
         if self.config.all_nodes().any(|n| n.name == name) {
@@ -490,32 +691,39 @@ impl Cluster {
         }
     }
 
-    /// Runs one command line in `node`'s shell until it exits or `limit_ms` pass. The control-plane node runs
-    /// `etcdctl` and `etcdutl` against the etcd members directly; other commands (and other nodes) wait for
-    /// the node shell that arrives with the kubelet, and exit 127.
+    /// Runs one command line in `node`'s shell (as root, see [`crate::node::shell`]) until it exits or
+    /// `limit_ms` of simulated time pass in the programs that take time (kubectl, etcdctl). Changes to the
+    /// node's files wake the processes watching them.
     pub fn shell(&mut self, node: &str, line: &str, limit_ms: u64) -> CommandResult {
-        let words = match crate::etcdctl::command_words(line) {
-            Ok(w) => w,
-            Err(e) => return CommandResult { output: format!("bash: {e}\n"), exit: Some(2), chain: 0 },
-        };
-        let program = words.first().cloned().unwrap_or_default();
         if !self.config.all_nodes().any(|n| n.name == node) {
             return CommandResult { output: format!("unknown node {node:?}\n"), exit: Some(1), chain: 0 };
         }
-        if node != self.config.control_plane.name || !matches!(program.as_str(), "etcdctl" | "etcdutl") {
-            let output = format!(
-                "{program}: kubeglass's node shell runs only etcdctl and etcdutl on {} for now; the rest of the node shell arrives with the kubelet\n",
-                self.config.control_plane.name
-            );
-            return CommandResult { output, exit: Some(127), chain: 0 };
+        let chain = self.kernel.new_chain();
+        let mut access = node_shell::NodeShell::new(self, node, chain, limit_ms);
+        let outcome = crate::node::shell::run_line(&mut access, line);
+        let chain = access.last_chain();
+        self.deliver_fs_events(node, chain);
+        CommandResult { output: outcome.text(), exit: Some(outcome.exit), chain }
+    }
+
+    /// Wakes the processes watching what changed on `node`'s filesystem (inotify).
+    fn deliver_fs_events(&mut self, node: &str, chain: u64) {
+        let Some(fs) = self.node_fs.get(node) else { return };
+        let fired = fs.borrow_mut().take_fired();
+        for (who, token) in fired {
+            self.kernel.set_timer(who, 1, token, chain);
         }
+    }
+
+    /// Runs etcdctl or etcdutl (`words`) on the control-plane node's shell host.
+    fn run_etcdctl(&mut self, node: &str, words: Vec<String>, limit_ms: u64) -> CommandResult {
         let inv = crate::etcdctl::Invocation {
             words,
             members: self.etcd.clone(),
             node: node.to_string(),
             fs: Rc::clone(&self.control_plane_fs),
         };
-        let host = self.shell;
+        let host = self.shell_host(node);
         let spawned = self.spawn_on(host, Credentials::Anonymous, move |api| Box::pin(crate::etcdctl::run(api, inv)));
         let result = self.run_host_until_exit(host, spawned, limit_ms);
         if result.exit.is_some() {
@@ -541,6 +749,11 @@ impl Cluster {
     /// The cloud's state (instances and load balancers).
     pub fn cloud(&self) -> std::cell::Ref<'_, Cloud> {
         self.cloud.borrow()
+    }
+
+    /// `node`'s files.
+    pub fn node_fs(&self, node: &str) -> Option<std::cell::Ref<'_, NodeFs>> {
+        self.node_fs.get(node).map(|f| f.borrow())
     }
 
     /// The control-plane node's files.

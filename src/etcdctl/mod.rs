@@ -569,6 +569,9 @@ impl Ctl {
         let snapshot: Snapshot = match fs.get(path) {
             Some(NodeFile::EtcdSnapshot(s)) => s.as_ref().clone(),
             Some(NodeFile::EtcdDataDir(_)) => return Err(error(format!("read {path}: is a directory"))),
+            Some(NodeFile::Text(_) | NodeFile::Binary(_)) => {
+                return Err(error(format!("snapshot file integrity check failed: {path} is not an etcd snapshot")))
+            }
             None => return Err(error(format!("stat {path}: no such file or directory"))),
         };
         let live = NodeFs::absolute(&data_dir) == ETCD_DATA_DIR;

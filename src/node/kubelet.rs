@@ -1,21 +1,30 @@
 //! The kubelet `<node>/kubelet`, a systemd service on each node (not a pod), as `system:node:<node>` in
 //! `system:nodes`. Watches: pods with `spec.nodeName=<node>` (one informer), its static pod manifests
-//! (`/etc/kubernetes/manifests`, given at construction), and its containerd's containers (CRI list at
-//! start, exit events after). Writes: its Node (registers it, then status every 10 s when something
+//! (the `staticPodPath` its `/var/lib/kubelet/config.yaml` names, on the node's filesystem: read at start,
+//! on every change notice and every 20 s; see [`super::static_pods`]), and its containerd's containers
+//! (CRI list at start, exit events after). Writes: its Node (registers it, then status every 10 s when something
 //! changed or 5 min passed), its Lease `kube-node-lease/<node>` every 10 s, pod status, mirror pods for
 //! static pods, the final delete (grace 0) of pods it finished terminating, and its events (`Pulling`,
 //! `Pulled`, `Created`, `Started`, `Killing`, `BackOff`, `Failed`). Talks to containerd with CRI calls.
 //! Counterpart: `pkg/kubelet` (kubelet.go syncPod, kuberuntime_manager.go computePodActions,
 //! images/image_manager.go, nodestatus/setters.go, nodelease, status/status_manager.go, pod/mirror_client.go).
 //!
+//! Static pods run without the apiserver (they are how the control plane starts); removing a manifest
+//! stops the pod and deletes its mirror pod, putting the same file back runs it again (the same UID).
+//! Logs to its journal (`journalctl -u kubelet`) what it does, including the lines a kubelet writes at
+//! `--v=2` (`"SyncLoop ADD"`), so the journal tells the story of each pod.
+//!
 //! Serves kube-apiserver on :10250 (container logs, exec): see [`server`].
 //!
 //! Simplified: no init containers, no probes other than a readinessProbe's initialDelaySeconds, one CRI
-//! call in flight per pod, the runtime counts as down as soon as a CRI call is refused.
+//! call in flight per pod, the runtime counts as down as soon as a CRI call is refused; a missing
+//! config file leaves the kubelet without a static pod path (the real one exits and systemd restarts it).
 
 pub mod server;
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
@@ -24,13 +33,16 @@ use crate::api::api::core::v1::Pod;
 use crate::api::{ApiRequest, ApiResponse, Credentials, Kind, Object, PatchBody, Reason, Verb};
 use crate::client::events::Reporter;
 use crate::client::informer::{Change, Informer};
+use crate::client::ClientError;
 use crate::client::{ApiConn, Incoming};
-use crate::cluster::NodeConfig;
-use crate::sim::rng::fnv1a64;
+use crate::cluster::node_files::{static_pod_path, KUBELET_CONFIG};
+use crate::cluster::{NodeConfig, NodeFs};
 use crate::sim::time::go_duration;
 use crate::sim::{ComponentId, Ctx, Payload, SimTime};
 
+use super::journal::{go_quote, Journal};
 use super::runtime::{normalize, Container, ContainerSpec, ContainerState, CriCall, CriMessage, CriReply};
+use super::static_pods::{self, StaticPod, FILE_CHECK_MS};
 use super::volumes::{claim_error, claims_of, failed_mount_message, Mounts};
 
 /// The version every kubelet reports.
@@ -50,19 +62,23 @@ const WORKER_BACKOFF_MS: u64 = 10_000;
 const TIMER_TICK: u64 = 1;
 const TIMER_REGISTER: u64 = 2;
 const TIMER_MIRRORS: u64 = 3;
+/// A change under the static pod path (the filesystem's inotify notice).
+const TIMER_FILES: u64 = 4;
 const TIMER_POD_BASE: u64 = 1 << 32;
 
 const MIRROR: &str = "kubernetes.io/config.mirror";
 
 /// What a kubelet is started with: its node (labels and taints to register with), addresses, and the
-/// static pod manifests on its disk.
+/// node's filesystem (its config file and static pod manifests).
 #[derive(Debug, Clone)]
 pub struct KubeletConfig {
     pub node: NodeConfig,
     pub control_plane: bool,
     pub node_ip: String,
     pub pod_cidr: String,
-    pub static_pods: Vec<Pod>,
+    pub fs: Rc<RefCell<NodeFs>>,
+    /// How many lines its journal keeps.
+    pub journal_lines: usize,
 }
 
 /// What a pod worker knows beyond containerd's records.
@@ -94,6 +110,11 @@ struct Worker {
     orphan: bool,
     /// Its PersistentVolumeClaims, checked before the sandbox starts.
     mounts: Mounts,
+    /// A static pod whose manifest came back while the old one was still being torn down: it starts
+    /// again once that is done.
+    readd: Option<Box<Pod>>,
+    /// Its startup duration was logged.
+    started_logged: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -160,11 +181,19 @@ pub struct Kubelet {
     recorded: BTreeMap<String, (String, i32)>,
     /// Mirror pods (by their uid) this kubelet already deleted for good.
     deleted_mirrors: BTreeSet<String>,
+    /// The static pod path from the config file, if it names one.
+    static_path: Option<String>,
+    /// Ticks since the static pod path was last read.
+    ticks_since_files: u64,
+    journal: Journal,
+    /// The last error logged for the node status and lease updates (each is logged once until it changes).
+    last_status_error: Option<String>,
 }
 
 impl Kubelet {
     pub fn new(server: ComponentId, runtime: ComponentId, cfg: KubeletConfig) -> Kubelet {
         let name = cfg.node.name.clone();
+        let journal = Journal::with_capacity("kubelet", cfg.journal_lines);
         let credentials = Credentials::ClientCert {
             common_name: format!("system:node:{name}"),
             organizations: vec!["system:nodes".into()],
@@ -194,7 +223,24 @@ impl Kubelet {
             node_uid: None,
             deleted_mirrors: BTreeSet::new(),
             recorded: BTreeMap::new(),
+            static_path: None,
+            ticks_since_files: 0,
+            journal,
+            last_status_error: None,
         }
+    }
+
+    pub fn journal(&self) -> &Journal {
+        &self.journal
+    }
+
+    /// For systemd's lines about the unit.
+    pub fn journal_mut(&mut self) -> &mut Journal {
+        &mut self.journal
+    }
+
+    fn log(&mut self, now: SimTime, severity: char, location: &'static str, message: &str) {
+        self.journal.klog(now, severity, location, message);
     }
 
     pub fn node(&self) -> &str {
@@ -226,24 +272,36 @@ impl Kubelet {
         self.node_transitions.clear();
         self.recorded.clear();
         self.mirror_pending.clear();
+        self.last_status_error = None;
+        self.ticks_since_files = 0;
+        let now = ctx.now;
+        self.log(now, 'I', "server.go:525", &format!("\"Kubelet version\" kubeletVersion={KUBELET_VERSION:?}"));
         self.conn.start(ctx);
-        for pod in self.cfg.static_pods.clone() {
-            let hash = config_hash(&pod);
-            let name =
-                format!("{}-{}", pod.metadata.name.clone().unwrap_or_default(), self.cfg.node.name.to_lowercase());
-            let ns = pod.metadata.namespace.clone().unwrap_or_else(|| "kube-system".into());
-            let mut pod = pod;
-            pod.metadata.name = Some(name.clone());
-            pod.metadata.uid = Some(hash.clone());
-            pod.spec.get_or_insert_with(Default::default).node_name = Some(self.cfg.node.name.clone());
-            let annotations = pod.metadata.annotations.get_or_insert_with(Default::default);
-            annotations.insert("kubernetes.io/config.hash".into(), hash.clone());
-            annotations.insert("kubernetes.io/config.source".into(), "file".into());
-            annotations.insert("kubernetes.io/config.seen".into(), micro_time(ctx.now).replace(".000000Z", "Z"));
-            let mut w = Worker::new(format!("{ns}/{name}"), pod);
-            w.is_static = true;
-            self.workers.insert(hash, w);
+        let config = self.cfg.fs.borrow().text(KUBELET_CONFIG);
+        self.static_path = match config {
+            Some(text) => static_pod_path(&text),
+            None => {
+                let err = format!(
+                    "failed to read kubelet config file {KUBELET_CONFIG:?}, error: open {KUBELET_CONFIG}: no such file or directory"
+                );
+                let msg =
+                    format!("\"Failed to load kubelet config file\" err={} path={KUBELET_CONFIG:?}", go_quote(&err));
+                self.log(now, 'E', "run.go:72", &msg);
+                None
+            }
+        };
+        if let Some(path) = self.static_path.clone() {
+            self.log(now, 'I', "kubelet.go:407", &format!("\"Adding static pod path\" path={path:?}"));
+            self.cfg.fs.borrow_mut().watch(&path, ctx.me, TIMER_FILES);
         }
+        self.read_static_pods(ctx);
+        self.log(now, 'I', "kubelet.go:2436", "\"Starting kubelet main sync loop\"");
+        self.log(
+            now,
+            'I',
+            "kubelet_node_status.go:75",
+            &format!("\"Attempting to register node\" node={:?}", self.cfg.node.name),
+        );
         self.register(ctx);
         self.cri(ctx, CriCall::ListPodSandbox, CriOp::ListSandboxes);
         self.cri(ctx, CriCall::ListContainers, CriOp::ListContainers);
@@ -285,6 +343,14 @@ impl Kubelet {
         match token {
             TIMER_TICK => {
                 ctx.timer(TICK_MS, TIMER_TICK);
+                if !self.runtime_up {
+                    let msg = "\"Skipping pod synchronization\" err=\"container runtime is down\"";
+                    self.log(ctx.now, 'E', "kubelet.go:2420", msg);
+                }
+                self.ticks_since_files += 1;
+                if self.ticks_since_files * TICK_MS >= FILE_CHECK_MS {
+                    self.read_static_pods(ctx);
+                }
                 self.cri(ctx, CriCall::Version, CriOp::Version);
                 if self.registered {
                     self.renew_lease(ctx);
@@ -293,6 +359,7 @@ impl Kubelet {
                 self.ensure_mirrors(ctx);
             }
             TIMER_MIRRORS => self.ensure_mirrors(ctx),
+            TIMER_FILES => self.read_static_pods(ctx),
             TIMER_REGISTER => {
                 if !self.registered {
                     self.register(ctx);
@@ -460,22 +527,36 @@ impl Kubelet {
             _ => None,
         };
         let ok = matches!(result, Ok(ApiResponse::Object(_)));
+        let node = self.cfg.node.name.clone();
         match call {
             ApiCall::Register => {
                 if let Ok(ApiResponse::Object(o)) = &result {
                     self.node_uid = o.meta().uid.clone();
                 }
                 if ok || status_reason == Some(Reason::AlreadyExists) {
+                    let msg = if ok { "Successfully registered node" } else { "Node was previously registered" };
+                    self.log(ctx.now, 'I', "kubelet_node_status.go:78", &format!("{msg:?} node={node:?}"));
+                    self.last_status_error = None;
                     self.registered = true;
                     self.post_node_status(ctx, true);
                     self.renew_lease(ctx);
                     self.ensure_mirrors(ctx);
                 } else {
+                    let err = self.failure(&result, "POST", "/api/v1/nodes");
+                    if self.last_status_error.as_ref() != Some(&err) {
+                        let msg =
+                            format!("\"Unable to register node with API server\" err={} node={node:?}", go_quote(&err));
+                        self.log(ctx.now, 'E', "kubelet_node_status.go:107", &msg);
+                        self.last_status_error = Some(err);
+                    }
                     ctx.timer(REGISTER_RETRY_MS, TIMER_REGISTER);
                 }
             }
             ApiCall::NodeStatus => {
                 if !ok {
+                    let err = self.failure(&result, "PATCH", &format!("/api/v1/nodes/{node}/status"));
+                    let msg = format!("\"Error updating node status, will retry\" err={}", go_quote(&err));
+                    self.log(ctx.now, 'E', "kubelet_node_status.go:549", &msg);
                     // Post again at the next tick.
                     self.last_node_status = None;
                 }
@@ -485,6 +566,14 @@ impl Kubelet {
                     self.lease_renewals += 1;
                 } else if status_reason == Some(Reason::NotFound) {
                     self.create_lease(ctx);
+                } else {
+                    let err = self.failure(
+                        &result,
+                        "PUT",
+                        &format!("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/{node}"),
+                    );
+                    let msg = format!("\"Failed to update lease\" err={}", go_quote(&err));
+                    self.log(ctx.now, 'E', "controller.go:145", &msg);
                 }
             }
             ApiCall::LeaseCreate => {
@@ -515,18 +604,118 @@ impl Kubelet {
         }
     }
 
+    /// How client-go words a failed request: the transport error after the URL, or the server's message.
+    fn failure(&self, result: &Result<ApiResponse, ClientError>, verb: &str, path: &str) -> String {
+        let server = crate::kubectl::SERVER;
+        let url = format!("{}{} \"https://{server}{path}?timeout=10s\"", &verb[..1], verb[1..].to_lowercase());
+        match result {
+            Err(ClientError::ConnectionRefused) => format!("{url}: dial tcp {server}: connect: connection refused"),
+            Err(ClientError::ConnectionReset) => format!("{url}: http2: client connection lost"),
+            Ok(ApiResponse::Error(status)) => status.message.clone(),
+            Ok(_) => "unexpected response".into(),
+        }
+    }
+
+    // ---- the file source: static pods ----
+
+    /// Reads the static pod path and starts, stops and restarts static pods to match what it holds.
+    fn read_static_pods(&mut self, ctx: &mut Ctx) {
+        self.ticks_since_files = 0;
+        let Some(dir) = self.static_path.clone() else { return };
+        let seen = micro_time(ctx.now).replace(".000000Z", "Z");
+        let read = static_pods::read(&self.cfg.fs.borrow(), &dir, &self.cfg.node.name, &seen);
+        for e in &read.errors {
+            self.log(ctx.now, 'E', "file.go:247", e);
+        }
+        let desired: BTreeMap<String, StaticPod> = read.pods.into_iter().map(|p| (p.uid.clone(), p)).collect();
+        let removed: Vec<(String, String)> = self
+            .workers
+            .iter()
+            .filter(|(uid, w)| w.is_static && !w.gone && !desired.contains_key(*uid))
+            .map(|(uid, w)| (uid.clone(), w.key.clone()))
+            .collect();
+        let mut touched = Vec::new();
+        for (uid, key) in removed {
+            if let Some(w) = self.workers.get_mut(&uid) {
+                w.gone = true;
+                w.readd = None;
+            }
+            self.log(ctx.now, 'I', "kubelet.go:2468", &format!("\"SyncLoop REMOVE\" source=\"file\" pods=[{key:?}]"));
+            self.delete_mirror(ctx, &key);
+            touched.push(uid);
+        }
+        for (uid, sp) in desired {
+            let add = format!("\"SyncLoop ADD\" source=\"file\" pods=[{:?}]", sp.key);
+            match self.workers.get_mut(&uid) {
+                Some(w) if w.gone => {
+                    if w.readd.is_none() {
+                        w.readd = Some(Box::new(sp.pod));
+                        self.log(ctx.now, 'I', "kubelet.go:2452", &add);
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    let mut w = Worker::new(sp.key.clone(), sp.pod);
+                    w.is_static = true;
+                    self.workers.insert(uid.clone(), w);
+                    self.log(ctx.now, 'I', "kubelet.go:2452", &add);
+                    touched.push(uid);
+                }
+            }
+        }
+        self.ensure_mirrors(ctx);
+        for uid in touched {
+            self.sync(ctx, &uid);
+        }
+    }
+
+    /// Deletes the mirror pod `key` (its static pod is gone), once.
+    fn delete_mirror(&mut self, ctx: &mut Ctx, key: &str) {
+        let Some(Object::Pod(mirror)) = self.conn.informer(0).get(key).map(|o| o.as_ref().clone()) else { return };
+        let Some(mirror_uid) = mirror.metadata.uid.clone() else { return };
+        if static_pods::mirror_of(&mirror).is_none() || !self.deleted_mirrors.insert(mirror_uid.clone()) {
+            return;
+        }
+        self.log(
+            ctx.now,
+            'I',
+            "mirror_client.go:139",
+            &format!("\"Deleting a mirror pod\" pod={key:?} podUID={mirror_uid:?}"),
+        );
+        let mut req = ApiRequest::new(Credentials::Anonymous, Verb::Delete, Kind::Pod.info())
+            .namespace(mirror.metadata.namespace.as_deref())
+            .name(mirror.metadata.name.as_deref().unwrap_or(""));
+        req.params.grace_period_seconds = Some(0);
+        self.call(ctx, req, ApiCall::Other);
+    }
+
+    /// A mirror pod whose static pod this kubelet does not run (its manifest was removed): its key.
+    fn orphan_mirror(&self, o: &Object) -> Option<String> {
+        let Object::Pod(pod) = o else { return None };
+        let of = static_pods::mirror_of(pod)?;
+        let running = self.workers.get(of).is_some_and(|w| w.is_static && (!w.gone || w.readd.is_some()));
+        (!running && pod.metadata.deletion_timestamp.is_none()).then(|| o.ns_name())
+    }
+
     // ---- pods from the API ----
 
     fn on_pods(&mut self, ctx: &mut Ctx, changes: Vec<Change>) {
         let mut touched = BTreeSet::new();
+        let mut orphans = Vec::new();
         for change in changes {
             match change {
                 Change::Added(o) => {
+                    orphans.extend(self.orphan_mirror(&o));
                     if let Some(uid) = self.take_pod(&o, false) {
+                        self.log_pods(ctx.now, "SyncLoop ADD", &o);
                         touched.insert(uid);
                     }
                 }
                 Change::Modified { old, new } => {
+                    orphans.extend(self.orphan_mirror(&new));
+                    if old.meta().deletion_timestamp.is_none() && new.meta().deletion_timestamp.is_some() {
+                        self.log_pods(ctx.now, "SyncLoop DELETE", &new);
+                    }
                     // Status writes (mostly its own) do not wake a pod worker; spec and deletion do.
                     let relevant = match (old.as_ref(), new.as_ref()) {
                         (Object::Pod(a), Object::Pod(b)) => {
@@ -542,6 +731,7 @@ impl Kubelet {
                 }
                 Change::Deleted(o) => {
                     if let Some(uid) = self.take_pod(&o, true) {
+                        self.log_pods(ctx.now, "SyncLoop REMOVE", &o);
                         touched.insert(uid);
                     }
                 }
@@ -549,6 +739,7 @@ impl Kubelet {
                     let pods: Vec<Arc<Object>> = self.conn.informer(0).objects().cloned().collect();
                     let mut seen = BTreeSet::new();
                     for o in pods {
+                        orphans.extend(self.orphan_mirror(&o));
                         if let Some(uid) = self.take_pod(&o, false) {
                             seen.insert(uid.clone());
                             touched.insert(uid);
@@ -563,10 +754,19 @@ impl Kubelet {
                 }
             }
         }
+        for key in orphans {
+            self.delete_mirror(ctx, &key);
+        }
         self.ensure_mirrors(ctx);
         for uid in touched {
             self.sync(ctx, &uid);
         }
+    }
+
+    /// `"SyncLoop ADD" source="api" pods=["default/web"]`.
+    fn log_pods(&mut self, now: SimTime, what: &str, o: &Object) {
+        let msg = format!("{what:?} source=\"api\" pods=[{:?}]", o.ns_name());
+        self.log(now, 'I', "kubelet.go:2452", &msg);
     }
 
     /// Records a pod from the informer; the uid of the worker to sync. Mirror pods are not run.
@@ -603,7 +803,7 @@ impl Kubelet {
             return;
         }
         let statics: Vec<(String, Worker)> =
-            self.workers.iter().filter(|(_, w)| w.is_static).map(|(u, w)| (u.clone(), w.clone())).collect();
+            self.workers.iter().filter(|(_, w)| w.is_static && !w.gone).map(|(u, w)| (u.clone(), w.clone())).collect();
         for (uid, w) in statics {
             if self.mirror_pending.contains(&uid) {
                 continue;
@@ -650,6 +850,11 @@ impl Kubelet {
     fn runtime_down(&mut self, ctx: &mut Ctx) {
         let was_up = self.runtime_up;
         self.runtime_up = false;
+        if was_up {
+            let err = "rpc error: code = Unavailable desc = connection error: desc = \"transport: Error while dialing: dial unix /var/run/containerd/containerd.sock: connect: no such file or directory\"";
+            let msg = format!("\"Version from runtime service failed\" err={}", go_quote(err));
+            self.log(ctx.now, 'E', "log.go:32", &msg);
+        }
         let ops: Vec<CriOp> = std::mem::take(&mut self.cri_calls).into_values().collect();
         for op in ops {
             match op {
@@ -815,6 +1020,7 @@ impl Kubelet {
                     &format!("Failed to pull image {name:?}: {e}"),
                 );
                 self.record(ctx, uid, Some(&container), "Warning", "Failed", "Error: ErrImagePull");
+                self.log_sync_error(ctx.now, &w, &container, "ErrImagePull", &e);
                 if let Some(w) = self.workers.get_mut(uid) {
                     let prev = w.image_backoff.get(&container).map(|b| b.1);
                     let ms = prev.map_or(BACKOFF_INITIAL_MS, |p| (p * 2).min(BACKOFF_MAX_MS));
@@ -842,6 +1048,7 @@ impl Kubelet {
             (Step::Start { container }, Ok(CriReply::Container(c))) => {
                 self.record(ctx, uid, Some(&container), "Normal", "Started", &format!("Started container {container}"));
                 self.containers.insert(c.id.clone(), c);
+                self.log_started(ctx.now, uid);
                 let delay = container_spec(&w.pod, &container)
                     .and_then(|s| s.readiness_probe.as_ref().and_then(|p| p.initial_delay_seconds))
                     .unwrap_or(0);
@@ -872,6 +1079,47 @@ impl Kubelet {
             _ => {}
         }
         true
+    }
+
+    /// `"Error syncing pod, skipping" err="failed to \"StartContainer\" for \"app\" with CrashLoopBackOff: …"`.
+    fn log_sync_error(&mut self, now: SimTime, w: &Worker, container: &str, reason: &str, detail: &str) {
+        let err = format!("failed to \"StartContainer\" for {container:?} with {reason}: {}", go_quote(detail));
+        let uid = w.pod.metadata.uid.clone().unwrap_or_default();
+        let msg = format!("\"Error syncing pod, skipping\" err={} pod={:?} podUID={uid:?}", go_quote(&err), w.key);
+        self.log(now, 'E', "pod_workers.go:1301", &msg);
+    }
+
+    /// The first time every container of a pod runs: how long that took since the pod was created.
+    fn log_started(&mut self, now: SimTime, uid: &str) {
+        let Some(w) = self.workers.get(uid) else { return };
+        let names: Vec<String> =
+            w.pod.spec.as_ref().map(|s| s.containers.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
+        let all_running = names
+            .iter()
+            .all(|n| self.pod_containers(uid, n).last().is_some_and(|c| c.state == ContainerState::Running));
+        if w.started_logged || !all_running {
+            return;
+        }
+        let created = w
+            .pod
+            .metadata
+            .creation_timestamp
+            .as_ref()
+            .and_then(|t| serde_json::to_value(t).ok())
+            .and_then(|v| v.as_str().and_then(crate::sim::time::parse_rfc3339))
+            .or(w.start_time)
+            .unwrap_or(now);
+        let key = w.key.clone();
+        if let Some(w) = self.workers.get_mut(uid) {
+            w.started_logged = true;
+        }
+        let took = go_duration(now.since(created));
+        let c = crate::sim::time::Civil::of(created);
+        let msg = format!(
+            "\"Observed pod startup duration\" pod={key:?} podStartE2EDuration={took:?} podCreationTimestamp=\"{:04}-{:02}-{:02} {:02}:{:02}:{:02} +0000 UTC\"",
+            c.year, c.month, c.day, c.hour, c.minute, c.second
+        );
+        self.log(now, 'I', "pod_startup_latency_tracker.go:104", &msg);
     }
 
     fn cri_spec(&self, w: &Worker, container: &str, attempt: u32) -> ContainerSpec {
@@ -922,11 +1170,12 @@ impl Kubelet {
 
     /// One step of a pod worker: what the kubelet's syncPod / syncTerminatingPod would do next.
     fn sync(&mut self, ctx: &mut Ctx, uid: &str) {
-        if self.listed < 2 || !self.runtime_up || !self.conn.synced() {
+        if self.listed < 2 || !self.runtime_up {
             return;
         }
         let Some(w) = self.workers.get(uid).cloned() else { return };
-        if w.busy {
+        // Pods from the API wait for the first list; static pods run without the apiserver.
+        if w.busy || (!w.is_static && !self.conn.synced()) {
             return;
         }
         if w.orphan && !w.gone {
@@ -999,6 +1248,12 @@ impl Kubelet {
                                 let text =
                                     format!("Back-off restarting failed container {name} in pod {}", pod_ref(&w.pod));
                                 self.record(ctx, uid, Some(&name), "Warning", "BackOff", &text);
+                                let waiting = format!(
+                                    "back-off {} restarting failed container={name} pod={}",
+                                    go_duration(d),
+                                    pod_ref(&w.pod)
+                                );
+                                self.log_sync_error(ctx.now, &w, &name, "CrashLoopBackOff", &waiting);
                             }
                             self.wake(ctx, uid, finished.plus_ms(d));
                             continue;
@@ -1138,6 +1393,11 @@ impl Kubelet {
                 let msg = format!("Stopping container {}", c.name);
                 self.record(ctx, uid, Some(&c.name.clone()), "Normal", "Killing", &msg);
             }
+            let msg = format!(
+                "\"Killing container with a grace period\" pod={:?} podUID={uid:?} containerName={:?} containerID=\"containerd://{}\" gracePeriod={grace}",
+                w.key, c.name, c.id
+            );
+            self.log(ctx.now, 'I', "kuberuntime_container.go:808", &msg);
             self.work(ctx, uid, CriCall::StopContainer { id: c.id.clone(), timeout_s: grace }, Step::Stop);
             return;
         }
@@ -1150,9 +1410,22 @@ impl Kubelet {
             return;
         }
         if w.gone {
-            self.workers.remove(uid);
             let prefix = format!("{uid}|");
             self.recorded.retain(|k, _| !k.starts_with(&prefix));
+            let readd = self.workers.get(uid).and_then(|w| w.readd.clone());
+            match readd {
+                Some(pod) => {
+                    // Its manifest is back: the same static pod starts again.
+                    let mut fresh = Worker::new(w.key.clone(), *pod);
+                    fresh.is_static = true;
+                    self.workers.insert(uid.to_string(), fresh);
+                    self.ensure_mirrors(ctx);
+                    self.sync(ctx, uid);
+                }
+                None => {
+                    self.workers.remove(uid);
+                }
+            }
             return;
         }
         if !w.delete_sent && !w.is_static {
@@ -1422,6 +1695,8 @@ impl Worker {
             timer_at: None,
             orphan: false,
             mounts: Mounts::default(),
+            readd: None,
+            started_logged: false,
         }
     }
 }
@@ -1468,12 +1743,6 @@ fn pod_ref(pod: &Pod) -> String {
         pod.metadata.namespace.as_deref().unwrap_or(""),
         pod.metadata.uid.as_deref().unwrap_or("")
     )
-}
-
-/// The static pod's `kubernetes.io/config.hash`: 32 hex from the manifest.
-pub fn config_hash(pod: &Pod) -> String {
-    let text = serde_json::to_string(pod).unwrap_or_default();
-    format!("{:016x}{:016x}", fnv1a64(text.as_bytes()), fnv1a64(format!("{text}#").as_bytes()))
 }
 
 /// A MicroTime: `2025-09-01T00:00:10.000000Z`.

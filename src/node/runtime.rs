@@ -22,10 +22,17 @@
 //! SIGTERM) are killed when the timeout ends (exit 137).
 //! Pulls: a tag `doesnotexist`, an unknown registry host or an unknown Docker Hub library repository fail
 //! with containerd's error text.
+//!
+//! Processes: on the control-plane node the static pods' binaries (`etcd`, `kube-apiserver`, …) are
+//! simulated components themselves. Starting such a container starts that component and ending it (exit,
+//! stop) ends the component ([`Ctx::lifecycle`]); a component that crashes ends its container
+//! ([`Containerd::process_died`]), which the kubelet then restarts with its back-off. containerd logs what
+//! it does to its journal (`journalctl -u containerd`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use super::journal::Journal;
 use crate::sim::rng::fnv1a64;
 use crate::sim::{ComponentId, Ctx, Payload, SimTime};
 
@@ -156,6 +163,8 @@ pub struct ContainerSpec {
 pub struct Image {
     /// `docker.io/library/nginx:1.27`.
     pub name: String,
+    /// The image id (its config digest): `sha256:<64 hex>`.
+    pub id: String,
     /// `docker.io/library/nginx@sha256:<64 hex>`.
     pub digest_ref: String,
     pub size: u64,
@@ -198,6 +207,8 @@ pub struct Container {
     pub started_at: Option<SimTime>,
     pub finished_at: Option<SimTime>,
     pub env: Env,
+    /// The simulated component this container's process is (`kube-scheduler`), if any.
+    pub process: Option<String>,
     workload: Workload,
 }
 
@@ -207,6 +218,11 @@ impl Container {
     pub fn logs(&self, now: SimTime) -> Vec<LogLine> {
         let Some(started) = self.started_at else { return Vec::new() };
         self.workload.output.written(started, self.finished_at.unwrap_or(now).min(now))
+    }
+
+    /// The process id crictl inspect shows (stable per container).
+    pub fn pid(&self) -> u32 {
+        2_000 + (fnv1a64(self.id.as_bytes()) % 60_000) as u32
     }
 }
 
@@ -248,6 +264,9 @@ pub struct Containerd {
     /// Answers sent after a delay (failed pulls): token → (requester, request id, answer).
     delayed: BTreeMap<u64, Delayed>,
     next_timer: u64,
+    /// The programs of this machine that are simulated components (`kube-apiserver`, …).
+    processes: BTreeSet<String>,
+    journal: Journal,
 }
 
 type Delayed = (ComponentId, u64, Result<CriReply, String>);
@@ -269,6 +288,8 @@ impl Containerd {
             stops: BTreeMap::new(),
             delayed: BTreeMap::new(),
             next_timer: 0,
+            processes: BTreeSet::new(),
+            journal: Journal::new("containerd"),
         };
         for image in std::iter::once(&PAUSE_IMAGE).chain(preloaded) {
             let img = image_info(image);
@@ -277,9 +298,36 @@ impl Containerd {
         c
     }
 
+    /// A journal that keeps `lines` lines.
+    pub fn with_journal_lines(mut self, lines: usize) -> Containerd {
+        self.journal = Journal::with_capacity("containerd", lines);
+        self
+    }
+
+    /// Containers whose command is one of `programs` run that simulated component (see the module docs).
+    pub fn with_processes(mut self, programs: &[&str]) -> Containerd {
+        self.processes = programs.iter().map(|p| p.to_string()).collect();
+        self
+    }
+
+    pub fn journal(&self) -> &Journal {
+        &self.journal
+    }
+
+    /// For systemd's lines about the unit.
+    pub fn journal_mut(&mut self) -> &mut Journal {
+        &mut self.journal
+    }
+
+    fn log(&mut self, now: SimTime, level: &'static str, message: &str, fields: &str) {
+        self.journal.logrus(now, level, message, fields);
+    }
+
     /// containerd restarted: its state is on disk (images, sandboxes, containers survive; running
     /// containers keep running under their shims).
     pub fn on_start(&mut self, _ctx: &mut Ctx) {
+        self.log(_ctx.now, "info", "starting containerd", "version=1.7.27");
+        self.log(_ctx.now, "info", "containerd successfully booted in 0.052113s", "");
         // Pulls in flight were lost with the old process; exit timers were lost too — re-arm them.
         self.pulls.clear();
         self.stops.clear();
@@ -322,10 +370,14 @@ impl Containerd {
             CriCall::ImageStatus { image } => Ok(CriReply::Image(self.images.get(&normalize(&image)).cloned())),
             CriCall::PullImage { image } => match pull_error(&image) {
                 Some(e) => {
+                    let cause = e.split_once(" desc = ").map_or(e.as_str(), |(_, d)| d);
+                    let fields = format!("error={}", super::journal::go_quote(cause));
+                    self.log(ctx.now, "error", &format!("PullImage {image:?} failed"), &fields);
                     // Resolving the reference fails after a short round trip to the registry.
                     return self.later(ctx, from, id, Err(e), 400);
                 }
                 None => {
+                    self.log(ctx.now, "info", &format!("PullImage {image:?}"), "");
                     let img = image_info(&image);
                     let ms = pull_ms(&img.name);
                     self.next_timer += 1;
@@ -352,6 +404,10 @@ impl Containerd {
                     }
                 };
                 let sid = hex64(ctx);
+                let msg = format!(
+                    "RunPodSandbox for &PodSandboxMetadata{{Name:{name},Uid:{uid},Namespace:{namespace},Attempt:0,}} returns sandbox id {sid:?}"
+                );
+                self.log(ctx.now, "info", &msg, "");
                 let sandbox = Sandbox {
                     id: sid.clone(),
                     uid,
@@ -368,20 +424,27 @@ impl Containerd {
                 Ok(CriReply::Sandbox(sandbox))
             }
             CriCall::CreateContainer { sandbox_id, spec } => {
-                let Some(sandbox) = self.sandboxes.get(&sandbox_id) else {
+                let Some(pod_uid) = self.sandboxes.get(&sandbox_id).map(|s| s.uid.clone()) else {
                     return Some(Err(format!("failed to get sandbox {sandbox_id:?}: not found")));
                 };
                 let image = normalize(&spec.image);
-                let Some(img) = self.images.get(&image) else {
+                let Some(img) = self.images.get(&image).cloned() else {
                     return Some(Err(format!("failed to get image {image:?}: not found")));
                 };
                 let cid = hex64(ctx);
                 let workload = workload(&spec);
                 let env = spec.env.clone();
+                let program = spec.command.first().map(|c| c.rsplit('/').next().unwrap_or(c).to_string());
+                let process = program.filter(|p| self.processes.contains(p));
+                let msg = format!(
+                    "CreateContainer within sandbox {sandbox_id:?} for &ContainerMetadata{{Name:{},Attempt:{},}} returns container id {cid:?}",
+                    spec.name, spec.attempt
+                );
+                self.log(ctx.now, "info", &msg, "");
                 let c = Container {
                     id: cid.clone(),
                     sandbox_id,
-                    pod_uid: sandbox.uid.clone(),
+                    pod_uid,
                     name: spec.name,
                     image: img.name.clone(),
                     image_ref: img.digest_ref.clone(),
@@ -392,6 +455,7 @@ impl Containerd {
                     started_at: None,
                     finished_at: None,
                     env,
+                    process,
                     workload,
                 };
                 self.containers.insert(cid.clone(), c.clone());
@@ -407,6 +471,10 @@ impl Containerd {
                 c.state = ContainerState::Running;
                 c.started_at = Some(ctx.now);
                 let c = c.clone();
+                if let Some(p) = &c.process {
+                    ctx.lifecycle(p, true);
+                }
+                self.log(ctx.now, "info", &format!("StartContainer for {cid:?} returns successfully"), "");
                 self.arm_exit(ctx, &cid);
                 Ok(CriReply::Container(c))
             }
@@ -415,11 +483,10 @@ impl Containerd {
                 if c.state != ContainerState::Running {
                     return Some(Ok(CriReply::Done));
                 }
-                let (after, code) = if c.workload.handles_sigterm {
-                    (100, 0)
-                } else {
-                    ((timeout_s.max(0) as u64).saturating_mul(1000), 137)
-                };
+                let handles_sigterm = c.workload.handles_sigterm;
+                self.log(ctx.now, "info", &format!("StopContainer for {cid:?} with timeout {timeout_s} (s)"), "");
+                let (after, code) =
+                    if handles_sigterm { (100, 0) } else { ((timeout_s.max(0) as u64).saturating_mul(1000), 137) };
                 if after == 0 {
                     self.finish(ctx, &cid, code, false);
                     return Some(Ok(self.containers.get(&cid).cloned().map_or(CriReply::Done, CriReply::Container)));
@@ -436,6 +503,9 @@ impl Containerd {
                 return None;
             }
             CriCall::RemovePodSandbox { id: sid } => {
+                if self.sandboxes.contains_key(&sid) {
+                    self.log(ctx.now, "info", &format!("RemovePodSandbox {sid:?} returns successfully"), "");
+                }
                 if let Some(s) = self.sandboxes.remove(&sid) {
                     if let Some(n) = s.ip.strip_prefix(&format!("{}.", self.cidr_prefix)) {
                         if let Ok(n) = n.parse::<u8>() {
@@ -516,14 +586,56 @@ impl Containerd {
         c.state = ContainerState::Exited;
         c.exit_code = code;
         c.finished_at = Some(ctx.now);
+        let container = c.clone();
+        if let Some(p) = &container.process {
+            ctx.lifecycle(p, false);
+        }
+        let at = ctx.now.ms() + crate::sim::time::EPOCH_MS;
+        let msg = format!(
+            "received exit event container_id:{cid:?} id:{cid:?} pid:{} exit_status:{code} exited_at:{{seconds:{} nanos:{}}}",
+            container.pid(),
+            at / 1000,
+            (at % 1000) * 1_000_000
+        );
+        self.log(ctx.now, "info", &msg, "");
         if notify {
-            let container = c.clone();
             ctx.send(self.kubelet, Payload::Cri(Box::new(CriMessage::Exited { container })));
         }
     }
 
+    /// The simulated component `process` died (a crash) with `code`: its running container exits, and the
+    /// kubelet hears of it when containerd itself is `running` (else when it lists containers again).
+    /// False when no running container runs that process.
+    pub fn process_died(&mut self, ctx: &mut Ctx, process: &str, code: i32, running: bool) -> bool {
+        let Some(cid) = self
+            .containers
+            .values()
+            .find(|c| c.state == ContainerState::Running && c.process.as_deref() == Some(process))
+            .map(|c| c.id.clone())
+        else {
+            return false;
+        };
+        // Exit timers and stops of the dead process no longer apply.
+        let tokens: Vec<u64> = self.exits.iter().filter(|(_, c)| **c == cid).map(|(t, _)| *t).collect();
+        for t in tokens {
+            self.exits.remove(&t);
+            if let Some((from, id)) = self.stops.remove(&t) {
+                ctx.send(from, Payload::Cri(Box::new(CriMessage::Reply { id, result: Ok(CriReply::Done) })));
+            }
+        }
+        self.finish(ctx, &cid, code, running);
+        true
+    }
+
+    /// Whether a running container runs `process`.
+    pub fn runs_process(&self, process: &str) -> bool {
+        self.containers.values().any(|c| c.state == ContainerState::Running && c.process.as_deref() == Some(process))
+    }
+
     pub fn on_timer(&mut self, ctx: &mut Ctx, token: u64) {
         if let Some((from, id, img, ms)) = self.pulls.remove(&token) {
+            let msg = format!("PullImage {:?} returns image reference {:?}", img.name, img.id);
+            self.log(ctx.now, "info", &msg, "");
             self.images.insert(img.name.clone(), img.clone());
             ctx.send(
                 from,
@@ -543,6 +655,9 @@ impl Containerd {
             let code = c.workload.ends.map(|(_, code)| code).unwrap_or(0);
             let stopping = self.stops.remove(&token);
             self.finish(ctx, &cid, code, stopping.is_none());
+            if stopping.is_some() {
+                self.log(ctx.now, "info", &format!("StopContainer for {cid:?} returns successfully"), "");
+            }
             if let Some((from, id)) = stopping {
                 let reply = self.containers.get(&cid).cloned().map_or(CriReply::Done, CriReply::Container);
                 ctx.send(from, Payload::Cri(Box::new(CriMessage::Reply { id, result: Ok(reply) })));
@@ -583,7 +698,7 @@ pub fn normalize(image: &str) -> String {
     }
 }
 
-fn repository(full: &str) -> &str {
+pub fn repository(full: &str) -> &str {
     let no_digest = full.split('@').next().unwrap_or(full);
     match no_digest.rfind(':') {
         Some(i) if !no_digest[i..].contains('/') => &no_digest[..i],
@@ -596,7 +711,12 @@ pub fn image_info(image: &str) -> Image {
     let name = normalize(image);
     let h = fnv1a64(name.as_bytes());
     let size = 5_000_000 + h % 195_000_000;
-    Image { digest_ref: format!("{}@sha256:{}", repository(&name), hex_of(&name)), name, size }
+    Image {
+        digest_ref: format!("{}@sha256:{}", repository(&name), hex_of(&name)),
+        id: format!("sha256:{}", hex_of(&format!("config:{name}"))),
+        name,
+        size,
+    }
 }
 
 /// How long pulling takes: 1–3 s, fixed per image name.
@@ -831,6 +951,7 @@ pub(crate) fn test_container(image: &str, env: Env) -> Container {
         started_at: Some(SimTime::ZERO),
         finished_at: None,
         env,
+        process: None,
         workload: Workload { ends: None, handles_sigterm: true, output: Output::default() },
     }
 }

@@ -144,7 +144,8 @@ pub enum Action {
     Kubectl { command: String },
     /// Stop a component cleanly (see [`Component`] for the names).
     Stop(String),
-    /// Kill a component.
+    /// Kill a component: a control-plane component's static pod container exits and the kubelet restarts
+    /// it with its back-off; systemd restarts a node's kubelet or containerd after the unit's `RestartSec`.
     Crash(String),
     /// Start a stopped or crashed component.
     Start(String),

@@ -139,7 +139,7 @@ fn run_step(cluster: &mut Cluster, step: &Step) -> StepRecord {
         }
         Action::Stop(name) => component_step(cluster, "stop", name, |c, n| c.stop(n)),
         Action::Start(name) => component_step(cluster, "start", name, |c, n| c.start(n)),
-        Action::Crash(name) => component_step(cluster, "crash", name, |c, n| c.stop(n).and_then(|_| c.start(n))),
+        Action::Crash(name) => component_step(cluster, "crash", name, |c, n| c.crash(n)),
         Action::Wait { ms } => {
             cluster.advance_ms(*ms);
             (format!("# wait {}", crate::sim::time::go_duration(*ms)), String::new(), Some(0))

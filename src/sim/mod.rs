@@ -30,6 +30,10 @@ pub enum Command {
     Send { to: ComponentId, payload: Payload, chain: ChainId },
     /// A timer; its chain is 0 unless it continues the chain that set it.
     Timer { after_ms: u64, token: u64, chain: ChainId },
+    /// Start (`run`) or stop another process of the same machine, by its name: what containerd does when it
+    /// starts or ends a static pod's container whose binary is a simulated component. The kernel hands these
+    /// back from [`Kernel::apply`]; the cluster carries them out.
+    Lifecycle { name: String, run: bool },
 }
 
 /// The handler's view of the world: the time, its own id, a random stream, and the command buffer.
@@ -55,6 +59,11 @@ impl Ctx<'_> {
     /// A timer that continues the current chain (a command that sleeps, then acts again).
     pub fn timer_in_chain(&mut self, after_ms: u64, token: u64) {
         self.out.push(Command::Timer { after_ms, token, chain: self.chain });
+    }
+
+    /// Starts (`run`) or stops the process named `name` on this machine.
+    pub fn lifecycle(&mut self, name: &str, run: bool) {
+        self.out.push(Command::Lifecycle { name: name.to_string(), run });
     }
 }
 
@@ -96,6 +105,8 @@ pub struct Slot {
     pub running: bool,
     /// Bumped at every start: messages and timers addressed to an older incarnation are lost.
     pub incarnation: u32,
+    /// When the component last started or stopped (what `systemctl status` shows after `since`).
+    pub since: SimTime,
 }
 
 /// Network latency bounds for one hop, in milliseconds.
@@ -146,7 +157,7 @@ impl Kernel {
     /// Registers a component (running) and returns its id and its own random stream.
     pub fn register(&mut self, name: &str) -> (ComponentId, Rng) {
         let id = ComponentId(self.slots.len() as u32);
-        self.slots.push(Slot { name: name.to_string(), running: true, incarnation: 1 });
+        self.slots.push(Slot { name: name.to_string(), running: true, incarnation: 1, since: self.now });
         self.by_name.insert(name.to_string(), id);
         (id, self.root.fork(name))
     }
@@ -186,6 +197,7 @@ impl Kernel {
             return;
         }
         slot.running = false;
+        slot.since = self.now;
         let peers: Vec<ComponentId> = self.peers.remove(&id).unwrap_or_default().into_iter().collect();
         for peer in peers {
             if let Some(set) = self.peers.get_mut(&peer) {
@@ -208,6 +220,7 @@ impl Kernel {
         }
         slot.running = true;
         slot.incarnation += 1;
+        slot.since = self.now;
         true
     }
 
@@ -358,13 +371,17 @@ impl Kernel {
         self.queue.len()
     }
 
-    /// Applies a handler's commands (each carries its own chain).
-    pub fn apply(&mut self, from: ComponentId, commands: Vec<Command>) {
+    /// Applies a handler's commands (each carries its own chain) and returns the lifecycle requests among
+    /// them, `(name, run)`, in order, for the owner of the components to carry out.
+    pub fn apply(&mut self, from: ComponentId, commands: Vec<Command>) -> Vec<(String, bool)> {
+        let mut lifecycle = Vec::new();
         for c in commands {
             match c {
                 Command::Send { to, payload, chain } => self.send(from, to, payload, chain),
                 Command::Timer { after_ms, token, chain } => self.set_timer(from, after_ms, token, chain),
+                Command::Lifecycle { name, run } => lifecycle.push((name, run)),
             }
         }
+        lifecycle
     }
 }

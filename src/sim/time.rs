@@ -54,7 +54,6 @@ pub fn rfc1123z_from_epoch_ms(ms: i64) -> String {
     let rem = secs.rem_euclid(86_400);
     let (y, m, d) = civil_from_days(days);
     const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
     let weekday = WEEKDAYS[days.rem_euclid(7) as usize];
     let month = MONTHS[(m as usize).saturating_sub(1).min(11)];
     format!("{weekday}, {d:02} {month} {y:04} {:02}:{:02}:{:02} +0000", rem / 3600, (rem % 3600) / 60, rem % 60)
@@ -74,6 +73,54 @@ pub fn rfc3339_in_zone(unix_s: i64, offset_s: i64) -> String {
         format!("{sign}{:02}:{:02}", o / 3600, (o % 3600) / 60)
     };
     format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}{zone}", rem / 3600, (rem % 3600) / 60, rem % 60)
+}
+
+/// Month abbreviations, as Go's and C's time formats print them.
+const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/// A wall-clock instant broken into its UTC calendar fields (what log and status lines print).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Civil {
+    pub year: i64,
+    pub month: u32,
+    pub day: u32,
+    pub hour: u64,
+    pub minute: u64,
+    pub second: u64,
+    pub millis: u64,
+    /// 0 = Sunday.
+    pub weekday: u32,
+}
+
+impl Civil {
+    pub fn of(t: SimTime) -> Civil {
+        let epoch_ms = EPOCH_MS + t.0;
+        let secs = epoch_ms / 1000;
+        let days = (secs / 86_400) as i64;
+        let rem = secs % 86_400;
+        let (year, month, day) = civil_from_days(days);
+        Civil {
+            year,
+            month,
+            day,
+            hour: rem / 3600,
+            minute: (rem % 3600) / 60,
+            second: rem % 60,
+            millis: epoch_ms % 1000,
+            // 1970-01-01 was a Thursday.
+            weekday: ((days + 4).rem_euclid(7)) as u32,
+        }
+    }
+
+    /// `Sep`.
+    pub fn month_abbr(&self) -> &'static str {
+        MONTHS[(self.month.clamp(1, 12) - 1) as usize]
+    }
+
+    /// `Mon`.
+    pub fn weekday_abbr(&self) -> &'static str {
+        ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][self.weekday as usize % 7]
+    }
 }
 
 /// Parses `YYYY-MM-DDTHH:MM:SSZ` back into simulated time (None if malformed or before the epoch).
@@ -216,5 +263,13 @@ mod tests {
             assert_eq!(parse_rfc3339(&SimTime(t).rfc3339()), Some(SimTime(t)));
         }
         assert_eq!(parse_rfc3339("not a time"), None);
+    }
+
+    #[test]
+    fn civil_fields_name_the_weekday_and_month() {
+        let c = Civil::of(SimTime(86_400_000 + 3_723_250));
+        assert_eq!((c.year, c.month, c.day, c.hour, c.minute, c.second, c.millis), (2025, 9, 2, 1, 2, 3, 250));
+        assert_eq!((c.weekday_abbr(), c.month_abbr()), ("Tue", "Sep"));
+        assert_eq!(Civil::of(SimTime::ZERO).weekday_abbr(), "Mon");
     }
 }
