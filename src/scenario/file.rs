@@ -153,7 +153,8 @@ pub enum Action {
     Wait { ms: u64 },
     /// Run a kubectl command until its output contains a string, or fail after the timeout.
     WaitFor { command: String, contains: String, timeout_ms: u64 },
-    /// A command in a shell on a node (`systemctl stop kubelet`, `crictl ps`).
+    /// A command line in a root shell on a node (`systemctl stop kubelet`, `crictl ps -a | grep etcd`,
+    /// `mv /etc/kubernetes/manifests/kube-scheduler.yaml /tmp/`): see [`crate::node::shell`].
     Shell { node: String, command: String },
     /// Later kubectl steps run as this user.
     As { user: String },
