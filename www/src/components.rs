@@ -172,7 +172,9 @@ mod tests {
         let groups = group_components(&view.components);
         assert_eq!(groups[0].title, "Control plane");
         assert_eq!(groups[1].members[0].name, "etcd-0");
-        assert_eq!(groups.len(), 5);
+        let titles: Vec<_> = groups.iter().map(|g| g.title.as_str()).collect();
+        assert_eq!(titles, ["Control plane", "etcd", "Node controlplane", "Node node01", "Node node02", "addon"]);
+        assert_eq!(groups[5].members[0].name, "coredns");
         assert!(groups.iter().all(|g| !g.members.is_empty()));
     }
 }
