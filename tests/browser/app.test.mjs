@@ -92,10 +92,10 @@ describe('kubeglass web app', () => {
       (elements) => elements.map((e) => e.getAttribute('aria-label')),
     );
     for (const name of ['kube-apiserver', 'kube-scheduler', 'kube-controller-manager', 'etcd-0',
-      'node01/kubelet', 'node02/kube-proxy', 'controlplane/containerd']) {
+      'node01/kubelet', 'node02/kube-proxy', 'controlplane/containerd', 'coredns']) {
       assert.ok(names.includes(name), `${name} in ${names}`);
     }
-    assert.equal(names.length, 13);
+    assert.equal(names.length, 14);
     for (const pressed of await page.locator('[role="button"][aria-label]').evaluateAll(
       (elements) => elements.map((e) => e.getAttribute('aria-pressed')),
     )) {
@@ -104,7 +104,7 @@ describe('kubeglass web app', () => {
     const groups = await page.locator('.group[role="group"]').evaluateAll(
       (elements) => elements.map((e) => e.getAttribute('aria-label')),
     );
-    assert.deepEqual(groups, ['Control plane', 'etcd', 'Node controlplane', 'Node node01', 'Node node02']);
+    assert.deepEqual(groups, ['Control plane', 'etcd', 'Node controlplane', 'Node node01', 'Node node02', 'addon']);
     assert.deepEqual(await page.locator('.group h3').allTextContents(), groups);
     assert.equal(await page.locator('#fallback-message').count(), 0, 'the fallback is gone');
     await page.getByText('No pods yet').first().waitFor();
