@@ -127,6 +127,13 @@ impl Informer {
         self.store.values()
     }
 
+    /// The objects of one namespace: a range of the store, whose keys (`namespace/name`) keep each namespace's
+    /// objects together, so no index beside it is needed.
+    pub fn objects_in<'a>(&'a self, namespace: &str) -> impl Iterator<Item = &'a Arc<Object>> + 'a {
+        let prefix = format!("{namespace}/");
+        self.store.range(prefix.clone()..).take_while(move |(k, _)| k.starts_with(&prefix)).map(|(_, o)| o)
+    }
+
     pub fn len(&self) -> usize {
         self.store.len()
     }
@@ -271,6 +278,24 @@ mod tests {
         i.on_event(event(WatchEventType::Deleted, Some(cm("b", 12)), 12));
         assert_eq!(i.len(), 1);
         assert_eq!(i.resource_version(), 12);
+    }
+
+    #[test]
+    fn a_namespace_is_a_range_of_the_store_not_a_prefix_of_its_neighbours() {
+        let in_ns = |ns: &str, name: &str| {
+            let mut o = cm(name, 1).as_ref().clone();
+            o.meta_mut().namespace = Some(ns.into());
+            Arc::new(o)
+        };
+        let mut i = Informer::new(Kind::ConfigMap, Credentials::Anonymous);
+        i.relist(1);
+        let items = vec![in_ns("a", "x"), in_ns("a-b", "y"), in_ns("ab", "z"), in_ns("a", "w"), in_ns("b", "v")];
+        i.on_response(ApiResponse::List { items, resource_version: 9 }, 2);
+        let names = |ns: &str| i.objects_in(ns).map(|o| o.name().to_string()).collect::<Vec<_>>();
+        assert_eq!(names("a"), ["w", "x"]);
+        assert_eq!(names("a-b"), ["y"]);
+        assert_eq!(names("b"), ["v"]);
+        assert!(names("c").is_empty());
     }
 
     #[test]

@@ -75,6 +75,14 @@ impl Cx<'_, '_> {
         self.informers.get(&kind).map(|i| self.conn.informer(*i).objects().cloned().collect()).unwrap_or_default()
     }
 
+    /// The cached objects of `kind` in `namespace` (the kind must be one the loop watches).
+    pub fn cached_in(&self, kind: Kind, namespace: &str) -> Vec<Arc<Object>> {
+        self.informers
+            .get(&kind)
+            .map(|i| self.conn.informer(*i).objects_in(namespace).cloned().collect())
+            .unwrap_or_default()
+    }
+
     /// One cached object by `namespace/name` (or `name` for cluster-scoped kinds).
     pub fn get(&self, kind: Kind, key: &str) -> Option<Arc<Object>> {
         self.informers.get(&kind).and_then(|i| self.conn.informer(*i).get(key).cloned())

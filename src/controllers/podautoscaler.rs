@@ -259,8 +259,6 @@ const ABLE_TO_GET_SCALE: &str = "the HPA controller was able to get the target's
 #[derive(Debug, Default)]
 pub struct HorizontalController {
     memory: BTreeMap<String, Memory>,
-    /// Namespace → keys of its pods.
-    pods: BTreeMap<String, BTreeSet<String>>,
     /// Autoscalers with a sync timer set.
     scheduled: BTreeSet<String>,
     book: Book<Op>,
@@ -394,12 +392,10 @@ impl HorizontalController {
         let Some(selector) = selector.and_then(|s| LabelSelector::from_api(s).ok()).filter(|s| !s.is_empty()) else {
             return Vec::new();
         };
-        self.pods
-            .get(ns)
-            .into_iter()
-            .flatten()
-            .filter_map(|k| match cx.get(Kind::Pod, k).as_deref() {
-                Some(Object::Pod(p)) if selector.matches(p.metadata.labels.as_ref()) => Some(p.clone()),
+        cx.cached_in(Kind::Pod, ns)
+            .iter()
+            .filter_map(|o| match o.as_ref() {
+                Object::Pod(p) if selector.matches(p.metadata.labels.as_ref()) => Some(p.clone()),
                 _ => None,
             })
             .collect()
@@ -797,10 +793,6 @@ impl Controller for HorizontalController {
     }
 
     fn on_synced(&mut self, cx: &mut Cx) {
-        self.pods.clear();
-        for o in cx.list(Kind::Pod) {
-            self.pods.entry(o.namespace().unwrap_or("").to_string()).or_default().insert(o.ns_name());
-        }
         for h in cx.list(Kind::HorizontalPodAutoscaler) {
             let key = h.ns_name();
             if !self.scheduled.contains(&key) {
@@ -811,14 +803,6 @@ impl Controller for HorizontalController {
 
     fn on_change(&mut self, kind: Kind, change: &Change, cx: &mut Cx) {
         match (kind, change) {
-            (Kind::Pod, Change::Added(o) | Change::Modified { new: o, .. }) => {
-                self.pods.entry(o.namespace().unwrap_or("").to_string()).or_default().insert(o.ns_name());
-            }
-            (Kind::Pod, Change::Deleted(o)) => {
-                if let Some(set) = self.pods.get_mut(o.namespace().unwrap_or("")) {
-                    set.remove(&o.ns_name());
-                }
-            }
             (Kind::HorizontalPodAutoscaler, Change::Added(o)) => self.sync(&o.ns_name(), cx),
             // Its own status writes come back too: only a new spec is looked at at once.
             (Kind::HorizontalPodAutoscaler, Change::Modified { old, new })

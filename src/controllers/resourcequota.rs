@@ -56,25 +56,12 @@ const FULL_RESYNC: u64 = 2;
 
 #[derive(Debug, Default)]
 pub struct ResourceQuotaController {
-    /// Namespace → keys of its pods.
-    pods: BTreeMap<String, BTreeSet<String>>,
-    /// Namespace → names of its quotas.
-    quotas: BTreeMap<String, BTreeSet<String>>,
     dirty: BTreeSet<String>,
     recount_scheduled: bool,
+    /// Whether the periodic full resync timer runs (set once, on the first sync).
+    resync_started: bool,
     /// Status writes in flight, by namespace.
     book: Book<String>,
-}
-
-fn index(map: &mut BTreeMap<String, BTreeSet<String>>, ns: &str, member: String, present: bool) {
-    if present {
-        map.entry(ns.to_string()).or_default().insert(member);
-    } else if let Some(set) = map.get_mut(ns) {
-        set.remove(&member);
-        if set.is_empty() {
-            map.remove(ns);
-        }
-    }
 }
 
 /// Whether a pod still counts: not past the end of its deletion grace period (`QuotaV1Pod`).
@@ -110,7 +97,7 @@ pub fn quota_status(quota: &ResourceQuota, objects: &BTreeMap<Kind, Vec<Arc<Obje
 
 impl ResourceQuotaController {
     fn mark(&mut self, ns: &str, cx: &mut Cx) {
-        if !self.quotas.contains_key(ns) {
+        if cx.cached_in(Kind::ResourceQuota, ns).is_empty() {
             return;
         }
         self.dirty.insert(ns.to_string());
@@ -123,24 +110,19 @@ impl ResourceQuotaController {
     fn objects_in(&self, ns: &str, cx: &Cx) -> BTreeMap<Kind, Vec<Arc<Object>>> {
         let mut out = BTreeMap::new();
         for kind in COUNTED {
-            let list: Vec<Arc<Object>> = if *kind == Kind::Pod {
-                self.pods.get(ns).into_iter().flatten().filter_map(|k| cx.get(Kind::Pod, k)).collect()
-            } else {
-                cx.list(*kind).into_iter().filter(|o| o.namespace() == Some(ns)).collect()
-            };
+            let list = cx.cached_in(*kind, ns);
             out.insert(*kind, list.into_iter().filter(|o| pod_counts(o, cx.now)).collect());
         }
         out
     }
 
     fn recount(&mut self, ns: &str, cx: &mut Cx) {
-        let names: Vec<String> = self.quotas.get(ns).into_iter().flatten().cloned().collect();
-        if names.is_empty() {
+        let quotas = cx.cached_in(Kind::ResourceQuota, ns);
+        if quotas.is_empty() {
             return;
         }
         let objects = self.objects_in(ns, cx);
-        for name in names {
-            let Some(obj) = cx.get(Kind::ResourceQuota, &format!("{ns}/{name}")) else { continue };
+        for obj in quotas {
             let Object::ResourceQuota(quota) = obj.as_ref() else { continue };
             if quota.metadata.deletion_timestamp.is_some() {
                 continue;
@@ -155,14 +137,12 @@ impl ResourceQuotaController {
         }
     }
 
-    fn rebuild(&mut self, cx: &Cx) {
-        self.pods.clear();
-        self.quotas.clear();
-        for o in cx.list(Kind::Pod) {
-            index(&mut self.pods, o.namespace().unwrap_or(""), o.ns_name(), true);
-        }
-        for o in cx.list(Kind::ResourceQuota) {
-            index(&mut self.quotas, o.namespace().unwrap_or(""), o.name().to_string(), true);
+    /// Queues a count of every namespace that has a quota.
+    fn mark_all(&mut self, cx: &mut Cx) {
+        let namespaces: BTreeSet<String> =
+            cx.list(Kind::ResourceQuota).iter().map(|q| q.namespace().unwrap_or("").to_string()).collect();
+        for ns in namespaces {
+            self.mark(&ns, cx);
         }
     }
 }
@@ -181,39 +161,27 @@ impl Controller for ResourceQuotaController {
     }
 
     fn on_synced(&mut self, cx: &mut Cx) {
-        let first = self.pods.is_empty() && self.quotas.is_empty() && !self.recount_scheduled;
-        self.rebuild(cx);
-        let namespaces: Vec<String> = self.quotas.keys().cloned().collect();
-        for ns in namespaces {
-            self.mark(&ns, cx);
-        }
-        if first {
+        self.mark_all(cx);
+        if !self.resync_started {
+            self.resync_started = true;
             cx.timer(FULL_RESYNC_MS, FULL_RESYNC);
         }
     }
 
     fn on_change(&mut self, kind: Kind, change: &Change, cx: &mut Cx) {
-        let (o, present) = match change {
-            Change::Added(o) | Change::Modified { new: o, .. } => (o, true),
-            Change::Deleted(o) => (o, false),
+        let o = match change {
+            Change::Added(o) | Change::Modified { new: o, .. } | Change::Deleted(o) => o,
             Change::Resynced => return,
         };
-        let ns = o.namespace().unwrap_or("").to_string();
-        match kind {
-            Kind::Pod => index(&mut self.pods, &ns, o.ns_name(), present),
-            Kind::ResourceQuota => {
-                index(&mut self.quotas, &ns, o.name().to_string(), present);
-                // Its own status writes come back as changes: only spec changes and new quotas need a count.
-                if let Change::Modified { old, new } = change {
-                    if let (Object::ResourceQuota(a), Object::ResourceQuota(b)) = (old.as_ref(), new.as_ref()) {
-                        if a.spec == b.spec && b.status.is_some() {
-                            return;
-                        }
-                    }
+        // Its own status writes come back as changes: only spec changes and new quotas need a count.
+        if let (Kind::ResourceQuota, Change::Modified { old, new }) = (kind, change) {
+            if let (Object::ResourceQuota(a), Object::ResourceQuota(b)) = (old.as_ref(), new.as_ref()) {
+                if a.spec == b.spec && b.status.is_some() {
+                    return;
                 }
             }
-            _ => {}
         }
+        let ns = o.namespace().unwrap_or("").to_string();
         self.mark(&ns, cx);
     }
 
@@ -228,10 +196,7 @@ impl Controller for ResourceQuotaController {
             }
             FULL_RESYNC => {
                 cx.timer(FULL_RESYNC_MS, FULL_RESYNC);
-                let namespaces: Vec<String> = self.quotas.keys().cloned().collect();
-                for ns in namespaces {
-                    self.mark(&ns, cx);
-                }
+                self.mark_all(cx);
             }
             _ => {}
         }
