@@ -28,6 +28,7 @@ use crate::sim::time::{rfc1123z_from_epoch_ms, rfc3339_in_zone, EPOCH_MS};
 use crate::sim::SimTime;
 
 use super::job::finished;
+use super::owned::Owned;
 use super::queue::{InFlight, Queue, Written};
 use super::replicaset::{controller_ref, owner_ref_to, sim_time};
 use super::{Controller, Cx};
@@ -179,7 +180,7 @@ struct Plan {
 #[derive(Debug, Default)]
 pub struct CronJobController {
     /// CronJob key → keys of the Jobs whose controller ownerReference names it.
-    jobs: BTreeMap<String, BTreeSet<String>>,
+    jobs: Owned,
     /// Uids of Jobs this loop created that the cache has not shown yet.
     created: BTreeSet<String>,
     /// Writes in flight per CronJob: its next sync waits for them.
@@ -219,16 +220,7 @@ impl CronJobController {
             self.created.remove(meta.uid.as_deref().unwrap_or(""));
         }
         let Some(key) = Self::owner_key(meta) else { return };
-        if gone {
-            if let Some(set) = self.jobs.get_mut(&key) {
-                set.remove(&job.ns_name());
-                if set.is_empty() {
-                    self.jobs.remove(&key);
-                }
-            }
-        } else {
-            self.jobs.entry(key.clone()).or_default().insert(job.ns_name());
-        }
+        self.jobs.set(&key, &job.ns_name(), !gone);
         let uid = controller_ref(meta).map(|r| r.uid.clone());
         let owner = cx.get(Kind::CronJob, &key);
         if owner.is_some_and(|o| o.meta().uid == uid) {
@@ -245,8 +237,7 @@ impl CronJobController {
             return;
         };
         let Object::CronJob(cj) = obj.as_ref() else { return };
-        let jobs: Vec<Arc<Object>> =
-            self.jobs.get(key).into_iter().flatten().filter_map(|k| cx.get(Kind::Job, k)).collect();
+        let jobs = self.jobs.cached(key, Kind::Job, cx);
         let mut copy = cj.clone();
         let mut update = self.cleanup_finished(key, &mut copy, &jobs, cx);
         let plan = self.plan(key, &obj, &mut copy, &jobs, cx);
@@ -485,7 +476,7 @@ impl Controller for CronJobController {
         self.jobs.clear();
         for j in cx.list(Kind::Job) {
             if let Some(key) = Self::owner_key(j.meta()) {
-                self.jobs.entry(key).or_default().insert(j.ns_name());
+                self.jobs.set(&key, &j.ns_name(), true);
             }
         }
         for cj in cx.list(Kind::CronJob) {

@@ -7,7 +7,6 @@
 //! Counterpart: `pkg/controller/daemon/daemon_controller.go`, `update.go`, `util/daemonset_util.go`.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
 
 use crate::api::api::apps::v1::{DaemonSet, DaemonSetStatus};
 use crate::api::api::core::v1::{
@@ -20,6 +19,7 @@ use crate::client::informer::Change;
 use crate::scheduler::plugins::{term_matches, tolerates};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;
 
+use super::owned::Owned;
 use super::{Controller, Cx};
 
 /// The label carrying the hash of the template a daemon pod was made from.
@@ -36,7 +36,7 @@ pub struct DaemonSetController {
     pending: BTreeMap<String, BTreeSet<String>>,
     /// The pods each DaemonSet (`ns/name`) controls, by pod key: an index kept from the pod informer's changes
     /// so a sync never walks every pod in the cluster.
-    owned: BTreeMap<String, BTreeSet<String>>,
+    owned: Owned,
     /// DaemonSets waiting for their sync.
     dirty: BTreeSet<String>,
     /// Whether the sync timer is set.
@@ -138,8 +138,7 @@ impl DaemonSetController {
         let hash = template_hash(&serde_json::to_value(&template).unwrap_or_default(), None);
         let selector =
             ds.spec.as_ref().map(|s| LabelSelector::from_api(&s.selector)).and_then(Result::ok).unwrap_or_default();
-        let cached: Vec<Arc<Object>> =
-            self.owned.get(&ds_key).into_iter().flatten().filter_map(|k| cx.get(Kind::Pod, k)).collect();
+        let cached = self.owned.cached(&ds_key, Kind::Pod, cx);
         let pods: Vec<&Pod> = cached
             .iter()
             .filter_map(|o| match o.as_ref() {
@@ -287,15 +286,7 @@ impl DaemonSetController {
     /// Records which DaemonSet (if any) controls the pod `p`.
     fn index_pod(&mut self, p: &Object, present: bool) -> Option<String> {
         let ds_key = controlling_daemonset(p)?;
-        let pod_key = key(p);
-        if present {
-            self.owned.entry(ds_key.clone()).or_default().insert(pod_key);
-        } else if let Some(set) = self.owned.get_mut(&ds_key) {
-            set.remove(&pod_key);
-            if set.is_empty() {
-                self.owned.remove(&ds_key);
-            }
-        }
+        self.owned.set(&ds_key, &key(p), present);
         Some(ds_key)
     }
 }
@@ -374,6 +365,7 @@ impl Controller for DaemonSetController {
 mod tests {
     use super::*;
     use crate::api::api::core::v1::{NodeSpec, NodeStatus, Taint};
+    use std::sync::Arc;
 
     fn node(labels: &[(&str, &str)], taint: Option<&str>, heartbeat: &str) -> Arc<Object> {
         Arc::new(Object::Node(Node {

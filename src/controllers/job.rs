@@ -35,6 +35,7 @@ use crate::client::informer::Change;
 use crate::client::ClientError;
 use crate::sim::SimTime;
 
+use super::owned::Owned;
 use super::queue::{InFlight, Queue, Written};
 use super::replicaset::{controller_ref, deletion_rank, owner_ref_to, ready_since, sim_time};
 use super::{Controller, Cx};
@@ -247,7 +248,7 @@ enum Op {
 #[derive(Debug, Default)]
 pub struct JobController {
     /// Job key → keys of the pods whose controller ownerReference names it.
-    pods: BTreeMap<String, BTreeSet<String>>,
+    pods: Owned,
     expectations: BTreeMap<String, Expectations>,
     /// Pod uids whose deletion this loop asked for and has not seen yet.
     deleting: BTreeMap<String, BTreeSet<String>>,
@@ -340,16 +341,7 @@ impl JobController {
             return;
         };
         let pod_key = key_of(&pod.metadata);
-        if gone {
-            if let Some(set) = self.pods.get_mut(&key) {
-                set.remove(&pod_key);
-                if set.is_empty() {
-                    self.pods.remove(&key);
-                }
-            }
-        } else {
-            self.pods.entry(key.clone()).or_default().insert(pod_key);
-        }
+        self.pods.set(&key, &pod_key, !gone);
         let id = uid(pod);
         if added && pod.metadata.deletion_timestamp.is_none() {
             if let Some(e) = self.expectations.get_mut(&key) {
@@ -379,7 +371,7 @@ impl JobController {
 
     /// The pods of a Job, from the index.
     fn pods_of(&self, key: &str, cx: &Cx) -> Vec<Arc<Object>> {
-        self.pods.get(key).into_iter().flatten().filter_map(|k| cx.get(Kind::Pod, k)).collect()
+        self.pods.cached(key, Kind::Pod, cx)
     }
 
     fn sync(&mut self, key: &str, cx: &mut Cx) {
@@ -941,7 +933,7 @@ impl Controller for JobController {
         for o in cx.list(Kind::Pod) {
             if let Object::Pod(p) = o.as_ref() {
                 if let Some(key) = Self::job_key_of(p) {
-                    self.pods.entry(key).or_default().insert(o.ns_name());
+                    self.pods.set(&key, &o.ns_name(), true);
                 } else if has_finalizer(&p.metadata) {
                     self.release_orphan(p, cx);
                 }

@@ -16,6 +16,7 @@ pub mod garbagecollector;
 pub mod job;
 pub mod namespace;
 pub mod nodelifecycle;
+pub mod owned;
 pub mod persistentvolume;
 pub mod podautoscaler;
 pub mod provisioner;

@@ -43,6 +43,7 @@ use crate::sim::SimTime;
 
 use super::book::Book;
 use super::daemonset::REVISION_HASH;
+use super::owned::Owned;
 use super::replicaset::{controller_ref, owner_ref_to, ready_since};
 use super::{Controller, Cx};
 
@@ -152,9 +153,9 @@ struct Slot {
 #[derive(Debug, Default)]
 pub struct StatefulSetController {
     /// Set key → keys of the pods whose controller it is.
-    pods: BTreeMap<String, BTreeSet<String>>,
+    pods: Owned,
     /// Set key → keys of its ControllerRevisions.
-    revisions: BTreeMap<String, BTreeSet<String>>,
+    revisions: Owned,
     awaited: BTreeMap<String, BTreeSet<Awaited>>,
     /// A higher collision count found while naming a new revision, not yet in the status.
     collisions: BTreeMap<String, i32>,
@@ -201,15 +202,13 @@ impl StatefulSetController {
                 if let Change::Modified { old, .. } = change {
                     if let Some(was) = owner_key(old.meta(), "StatefulSet") {
                         if owner_key(o.meta(), "StatefulSet").as_ref() != Some(&was) {
-                            if let Some(set) = self.pods.get_mut(&was) {
-                                set.remove(&key);
-                            }
+                            self.pods.set(&was, &key, false);
                             sets.insert(was);
                         }
                     }
                 }
                 if let Some(set) = owner_key(o.meta(), "StatefulSet") {
-                    self.pods.entry(set.clone()).or_default().insert(key);
+                    self.pods.set(&set, &key, true);
                     if matches!(change, Change::Added(_)) {
                         self.settle(&set, &Awaited::Pod(o.name().to_string()));
                     }
@@ -218,9 +217,7 @@ impl StatefulSetController {
             }
             Change::Deleted(o) => {
                 if let Some(set) = owner_key(o.meta(), "StatefulSet") {
-                    if let Some(pods) = self.pods.get_mut(&set) {
-                        pods.remove(&o.ns_name());
-                    }
+                    self.pods.set(&set, &o.ns_name(), false);
                     sets.insert(set);
                 }
             }
@@ -233,14 +230,12 @@ impl StatefulSetController {
         match change {
             Change::Added(o) | Change::Modified { new: o, .. } => {
                 let set = owner_key(o.meta(), "StatefulSet")?;
-                self.revisions.entry(set.clone()).or_default().insert(o.ns_name());
+                self.revisions.set(&set, &o.ns_name(), true);
                 Some(set)
             }
             Change::Deleted(o) => {
                 let set = owner_key(o.meta(), "StatefulSet")?;
-                if let Some(r) = self.revisions.get_mut(&set) {
-                    r.remove(&o.ns_name());
-                }
+                self.revisions.set(&set, &o.ns_name(), false);
                 Some(set)
             }
             Change::Resynced => None,
@@ -253,12 +248,12 @@ impl StatefulSetController {
         self.awaited.clear();
         for o in cx.list(Kind::Pod) {
             if let Some(set) = owner_key(o.meta(), "StatefulSet") {
-                self.pods.entry(set).or_default().insert(o.ns_name());
+                self.pods.set(&set, &o.ns_name(), true);
             }
         }
         for o in cx.list(Kind::ControllerRevision) {
             if let Some(set) = owner_key(o.meta(), "StatefulSet") {
-                self.revisions.entry(set).or_default().insert(o.ns_name());
+                self.revisions.set(&set, &o.ns_name(), true);
             }
         }
     }
@@ -281,23 +276,25 @@ impl StatefulSetController {
         !list.is_empty()
     }
 
-    /// The cached objects of `kind` among `keys` (an index entry).
-    fn cached<T>(keys: Option<&BTreeSet<String>>, kind: Kind, cx: &Cx, pick: impl Fn(&Object) -> Option<T>) -> Vec<T> {
-        keys.into_iter().flatten().filter_map(|k| cx.get(kind, k)).filter_map(|o| pick(&o)).collect()
-    }
-
     fn owned_pods(&self, key: &str, cx: &Cx) -> Vec<Pod> {
-        Self::cached(self.pods.get(key), Kind::Pod, cx, |o| match o {
-            Object::Pod(p) => Some(p.clone()),
-            _ => None,
-        })
+        let pods = self.pods.cached(key, Kind::Pod, cx);
+        pods.iter()
+            .filter_map(|o| match o.as_ref() {
+                Object::Pod(p) => Some(p.clone()),
+                _ => None,
+            })
+            .collect()
     }
 
     fn owned_revisions(&self, key: &str, cx: &Cx) -> Vec<ControllerRevision> {
-        let mut list = Self::cached(self.revisions.get(key), Kind::ControllerRevision, cx, |o| match o {
-            Object::ControllerRevision(r) => Some(r.clone()),
-            _ => None,
-        });
+        let revisions = self.revisions.cached(key, Kind::ControllerRevision, cx);
+        let mut list: Vec<ControllerRevision> = revisions
+            .iter()
+            .filter_map(|o| match o.as_ref() {
+                Object::ControllerRevision(r) => Some(r.clone()),
+                _ => None,
+            })
+            .collect();
         list.sort_by(|a, b| (a.revision, &a.metadata.name).cmp(&(b.revision, &b.metadata.name)));
         list
     }
@@ -391,12 +388,6 @@ impl StatefulSetController {
         self.collisions.remove(key);
         self.backoff.remove(key);
         self.not_before.remove(key);
-        if self.pods.get(key).is_some_and(BTreeSet::is_empty) {
-            self.pods.remove(key);
-        }
-        if self.revisions.get(key).is_some_and(BTreeSet::is_empty) {
-            self.revisions.remove(key);
-        }
     }
 
     /// `updateStatefulSet`: one round of creates, deletes and updates; returns the status to record.
