@@ -117,11 +117,8 @@ pub fn resolved_ports(pod: &Pod, svc: &Service) -> Vec<PortKey> {
 /// The pods a service selects, by name.
 pub fn selected_pods(cx: &Cx, svc: &Service) -> Vec<Arc<Object>> {
     let Some(selector) = managed_selector(svc) else { return Vec::new() };
-    let ns = svc.metadata.namespace.as_deref();
-    cx.list(Kind::Pod)
-        .into_iter()
-        .filter(|o| o.namespace() == ns && selector_matches(selector, o.meta().labels.as_ref()))
-        .collect()
+    let ns = svc.metadata.namespace.as_deref().unwrap_or("");
+    cx.cached_in(Kind::Pod, ns).into_iter().filter(|o| selector_matches(selector, o.meta().labels.as_ref())).collect()
 }
 
 /// `ns/name` of the services in the pod's namespace whose selector matches the pod's labels.
@@ -139,13 +136,18 @@ pub fn touched_services(kind: Kind, change: &Change, cx: &Cx) -> Option<BTreeSet
 }
 
 pub fn services_for(cx: &Cx, pods: &[&Object]) -> BTreeSet<String> {
+    let namespaces: BTreeSet<&str> = pods.iter().map(|p| p.namespace().unwrap_or("")).collect();
     let mut out = BTreeSet::new();
-    for svc in cx.list(Kind::Service) {
-        let Some(s) = service_of(&svc) else { continue };
-        let Some(selector) = managed_selector(s) else { continue };
-        if pods.iter().any(|p| p.namespace() == svc.namespace() && selector_matches(selector, p.meta().labels.as_ref()))
-        {
-            out.insert(svc.ns_name());
+    for ns in namespaces {
+        for svc in cx.cached_in(Kind::Service, ns) {
+            let Some(s) = service_of(&svc) else { continue };
+            let Some(selector) = managed_selector(s) else { continue };
+            if pods
+                .iter()
+                .any(|p| p.namespace() == svc.namespace() && selector_matches(selector, p.meta().labels.as_ref()))
+            {
+                out.insert(svc.ns_name());
+            }
         }
     }
     out

@@ -964,15 +964,7 @@ impl Kubelet {
                 if image.is_some() && !always {
                     let msg = format!("Container image {image_name:?} already present on machine");
                     self.record(ctx, uid, Some(&container), "Normal", "Pulled", &msg);
-                    self.work(
-                        ctx,
-                        uid,
-                        CriCall::CreateContainer {
-                            sandbox_id: w.sandbox.clone().unwrap_or_default(),
-                            spec: self.cri_spec(&w, &container, attempt),
-                        },
-                        Step::Create { container },
-                    );
+                    self.create_container(ctx, uid, &w, container, attempt);
                 } else {
                     self.record(
                         ctx,
@@ -998,15 +990,7 @@ impl Kubelet {
                     w.image_backoff.remove(&container);
                     w.waiting.remove(&container);
                 }
-                self.work(
-                    ctx,
-                    uid,
-                    CriCall::CreateContainer {
-                        sandbox_id: w.sandbox.clone().unwrap_or_default(),
-                        spec: self.cri_spec(&w, &container, attempt),
-                    },
-                    Step::Create { container },
-                );
+                self.create_container(ctx, uid, &w, container, attempt);
             }
             (Step::Pull { container, .. }, Err(e)) => {
                 let Some(spec) = container_spec(&w.pod, &container) else { return true };
@@ -1120,6 +1104,15 @@ impl Kubelet {
             c.year, c.month, c.day, c.hour, c.minute, c.second
         );
         self.log(now, 'I', "pod_startup_latency_tracker.go:104", &msg);
+    }
+
+    /// Asks containerd to create `container` of the pod in its sandbox (the image is on the node).
+    fn create_container(&mut self, ctx: &mut Ctx, uid: &str, w: &Worker, container: String, attempt: u32) {
+        let call = CriCall::CreateContainer {
+            sandbox_id: w.sandbox.clone().unwrap_or_default(),
+            spec: self.cri_spec(w, &container, attempt),
+        };
+        self.work(ctx, uid, call, Step::Create { container });
     }
 
     fn cri_spec(&self, w: &Worker, container: &str, attempt: u32) -> ContainerSpec {
