@@ -38,6 +38,7 @@ use crate::client::events::Reporter;
 use crate::client::informer::{Change, Informer};
 use crate::client::{ApiConn, ClientError, Incoming};
 use crate::sim::{ComponentId, Ctx, Payload, SimTime};
+use owned::Owned;
 
 /// Tags and timer tokens carry the loop's index in their high bits.
 const LOOP_SHIFT: u32 = 40;
@@ -68,12 +69,18 @@ pub struct Cx<'a, 'b> {
     conn: &'a mut ApiConn,
     ctx: &'a mut Ctx<'b>,
     component: &'static str,
+    pods_by_node: &'a Owned,
 }
 
 impl Cx<'_, '_> {
     /// Every cached object of `kind` (the kind must be one the loop watches).
     pub fn list(&self, kind: Kind) -> Vec<Arc<Object>> {
         self.informers.get(&kind).map(|i| self.conn.informer(*i).objects().cloned().collect()).unwrap_or_default()
+    }
+
+    /// The cached pods bound to `node` (the `spec.nodeName` index the manager keeps beside its pod informer).
+    pub fn pods_on(&self, node: &str) -> Vec<Arc<Object>> {
+        self.pods_by_node.cached(node, Kind::Pod, self)
     }
 
     /// The cached objects of `kind` in `namespace` (the kind must be one the loop watches).
@@ -182,6 +189,8 @@ pub struct ControllerManager {
     loops: Vec<Box<dyn Controller>>,
     /// Kind → informer index in `conn`.
     informers: BTreeMap<Kind, usize>,
+    /// Node name → keys of the pods bound to it, from the pod informer.
+    pods_by_node: Owned,
 }
 
 impl ControllerManager {
@@ -240,7 +249,46 @@ impl ControllerManager {
                 informers.entry(*kind).or_insert_with(|| conn.add_informer(Informer::new(*kind, credentials.clone())));
             }
         }
-        ControllerManager { conn, loops, informers }
+        ControllerManager { conn, loops, informers, pods_by_node: Owned::default() }
+    }
+
+    /// Keeps the pods-by-node index in step with the pod informer's changes.
+    fn index_pods(&mut self, changes: &[Change]) {
+        let node_of = |o: &Object| match o {
+            Object::Pod(p) => p.spec.as_ref().and_then(|s| s.node_name.clone()).filter(|n| !n.is_empty()),
+            _ => None,
+        };
+        for change in changes {
+            match change {
+                Change::Added(o) => {
+                    if let Some(n) = node_of(o) {
+                        self.pods_by_node.set(&n, &o.ns_name(), true);
+                    }
+                }
+                Change::Modified { old, new } => {
+                    if let Some(n) = node_of(old) {
+                        self.pods_by_node.set(&n, &old.ns_name(), false);
+                    }
+                    if let Some(n) = node_of(new) {
+                        self.pods_by_node.set(&n, &new.ns_name(), true);
+                    }
+                }
+                Change::Deleted(o) => {
+                    if let Some(n) = node_of(o) {
+                        self.pods_by_node.set(&n, &o.ns_name(), false);
+                    }
+                }
+                Change::Resynced => {
+                    self.pods_by_node.clear();
+                    let Some(i) = self.informers.get(&Kind::Pod) else { continue };
+                    for o in self.conn.informer(*i).objects() {
+                        if let Some(n) = node_of(o) {
+                            self.pods_by_node.set(&n, &o.ns_name(), true);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     pub fn on_start(&mut self, ctx: &mut Ctx) {
@@ -252,8 +300,15 @@ impl ControllerManager {
 
     fn with_loop(&mut self, index: usize, ctx: &mut Ctx, f: impl FnOnce(&mut dyn Controller, &mut Cx)) {
         let component = self.loops[index].name();
-        let mut cx =
-            Cx { now: ctx.now, index: index as u64, informers: &self.informers, conn: &mut self.conn, ctx, component };
+        let mut cx = Cx {
+            now: ctx.now,
+            index: index as u64,
+            informers: &self.informers,
+            conn: &mut self.conn,
+            ctx,
+            component,
+            pods_by_node: &self.pods_by_node,
+        };
         f(self.loops[index].as_mut(), &mut cx);
     }
 
@@ -264,6 +319,9 @@ impl ControllerManager {
                     let Some(kind) = self.informers.iter().find(|(_, i)| **i == informer).map(|(k, _)| *k) else {
                         continue;
                     };
+                    if kind == Kind::Pod {
+                        self.index_pods(&changes);
+                    }
                     let resynced = changes.iter().any(|c| matches!(c, Change::Resynced));
                     for i in 0..self.loops.len() {
                         if !self.loops[i].kinds().contains(&kind) {

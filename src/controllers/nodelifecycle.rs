@@ -200,7 +200,7 @@ impl NodeLifecycleController {
 
     /// MarkPodsNotReady: each pod on the node gets Ready=False and a Warning event.
     fn mark_pods_not_ready(&mut self, node: &str, cx: &mut Cx) {
-        for pod in cx.list(Kind::Pod) {
+        for pod in cx.pods_on(node) {
             self.mark_pod_not_ready(&pod, Some(node), cx);
         }
     }

@@ -167,11 +167,8 @@ impl TaintEvictionController {
     }
 
     fn process_node(&mut self, node: &str, cx: &mut Cx) {
-        for pod in cx.list(Kind::Pod) {
-            let on_node = matches!(pod.as_ref(), Object::Pod(p) if p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node));
-            if on_node {
-                self.process(&pod, cx);
-            }
+        for pod in cx.pods_on(node) {
+            self.process(&pod, cx);
         }
     }
 }
