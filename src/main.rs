@@ -254,7 +254,11 @@ fn bench_scheduling(words: &[&str]) -> ExitCode {
     }
     let started = Instant::now();
     let mut cluster = Cluster::new(workload::cluster_config(a.nodes), 1);
+    // Settle: the kube-proxy DaemonSet puts a pod on every node through the scheduler first.
     cluster.advance_ms(2_000);
+    while cluster.scheduler().is_some_and(|s| s.pending() > 0) && cluster.now().ms() < 120_000 {
+        cluster.advance_ms(1_000);
+    }
     let t = started.elapsed();
     println!(
         "cluster: {} worker nodes, built and settled in {t:.2?} (simulated {})",

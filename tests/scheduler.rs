@@ -489,7 +489,8 @@ fn preemption_says_why_it_cannot_help() {
 fn assert_cache_matches_the_apiserver(c: &Cluster) {
     let s = c.scheduler().unwrap();
     let api = c.apiserver().unwrap();
-    for (name, info) in s.cache().nodes() {
+    for info in s.cache().nodes() {
+        let name = &*info.name;
         let mut stored: Vec<String> = api
             .cache()
             .pods_on(name)
@@ -551,4 +552,28 @@ fn a_failed_binding_is_forgotten_and_the_pod_is_scheduled_again() {
     assert_cache_matches_the_apiserver(&c);
     let stats = c.scheduler().unwrap().stats();
     assert!(stats.bindings_sent > stats.bound, "{stats:?}");
+}
+
+#[test]
+fn pods_without_a_class_get_the_global_default_and_a_written_priority_must_match_the_class() {
+    let mut c = Cluster::new_default(1);
+    let everyday = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: everyday}\nvalue: 100\nglobalDefault: true\n";
+    assert_eq!(apply(&mut c, everyday).1, Some(0));
+    apply(&mut c, HIGH);
+    apply(&mut c, &labelled_pod("plain", "app: x", "", "100m"));
+    assert_eq!(
+        kubectl(
+            &mut c,
+            "get pod plain -o jsonpath={.spec.priorityClassName}/{.spec.priority}/{.spec.preemptionPolicy}"
+        )
+        .0,
+        "everyday/100/PreemptLowerPriority"
+    );
+    let (out, code) =
+        apply(&mut c, &labelled_pod("bad", "app: x", "  priorityClassName: high\n  priority: 5\n", "100m"));
+    assert_eq!(code, Some(1));
+    assert!(
+        out.contains("pods \"bad\" is forbidden: the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 1000 from the given PriorityClass name"),
+        "{out}"
+    );
 }

@@ -83,17 +83,20 @@ pub struct Diagnosis {
     pub prefilter: Option<Rejection>,
     /// Each evaluated node's refusal.
     pub statuses: BTreeMap<Arc<str>, Rejection>,
+    /// The status of the nodes PreFilter left out (NodeAffinity naming nodes).
+    pub absent: Option<Rejection>,
 }
 
 impl Diagnosis {
     pub fn message(&self, postfilter: Option<&str>) -> String {
         let pre = self.prefilter.as_ref().map(Rejection::message);
-        fit_message(self.nodes_total, pre.as_deref(), self.statuses.values(), None, postfilter)
+        let absent = self.absent.as_ref().map(Rejection::message);
+        fit_message(self.nodes_total, pre.as_deref(), self.statuses.values(), absent.as_deref(), postfilter)
     }
 
     /// The node's status (the PreFilter refusal stands for every node).
     pub fn status(&self, node: &str) -> Option<&Rejection> {
-        self.prefilter.as_ref().or_else(|| self.statuses.get(node))
+        self.prefilter.as_ref().or_else(|| self.statuses.get(node)).or(self.absent.as_ref())
     }
 }
 
@@ -166,96 +169,117 @@ impl Algorithm {
             Ok(s) => s,
             Err(PreFilterFailure::Rejected(r)) => {
                 d.prefilter = Some(r.clone());
-                let diagnosis = Diagnosis { nodes_total: total, prefilter: Some(r), statuses: BTreeMap::new() };
+                let diagnosis =
+                    Diagnosis { nodes_total: total, prefilter: Some(r), statuses: BTreeMap::new(), absent: None };
                 return Attempt::Unschedulable { diagnosis, state: None };
             }
         };
         d.skipped_filters = state.skipped.clone();
         let mut statuses: BTreeMap<Arc<str>, Rejection> = BTreeMap::new();
-        let mut feasible: Vec<Arc<str>> = Vec::new();
+        let mut feasible: Vec<usize> = Vec::new();
         let nominated = pod.pod().status.as_ref().and_then(|s| s.nominated_node_name.clone()).filter(|n| !n.is_empty());
-        if let Some(node) = nominated.as_deref().and_then(|n| cache.node(n)) {
-            match filter_with_nominated(&state, cache, node, nominator, &[], listers) {
-                None => feasible.push(node.name.clone()),
-                Some(r) => {
-                    statuses.insert(node.name.clone(), r);
+        let nominated_slot = nominated.as_deref().and_then(|n| cache.slot(n));
+        if let Some(slot) = nominated_slot {
+            if let Some(node) = cache.node_at(slot) {
+                match filter_with_nominated(&state, cache, node, nominator, &[], listers) {
+                    None => feasible.push(slot),
+                    Some(r) => {
+                        statuses.insert(node.name.clone(), r);
+                    }
                 }
             }
             // The walk over the single nominated node leaves the start index at (index + 1) % 1.
             self.next_start_node_index = 0;
         }
+        let mut absent = None;
         if feasible.is_empty() {
-            self.walk(cache, &state, nominator, listers, d, &mut feasible, &mut statuses);
+            let candidates: Vec<usize> = match &state.only_nodes {
+                None => cache.order().to_vec(),
+                Some(names) => {
+                    absent =
+                        Some(Rejection::new("NodeAffinity", "node(s) didn't satisfy plugin(s) [NodeAffinity]", true));
+                    let wanted: Vec<usize> = cache
+                        .order()
+                        .iter()
+                        .copied()
+                        .filter(|slot| cache.node_at(*slot).is_some_and(|n| names.contains(&*n.name)))
+                        .collect();
+                    d.only_nodes =
+                        Some(wanted.iter().filter_map(|s| cache.node_at(*s)).map(|n| n.name.clone()).collect());
+                    wanted
+                }
+            };
+            self.walk(cache, &state, &candidates, nominator, listers, d, &mut feasible, &mut statuses);
         }
         for (node, r) in &statuses {
             d.refuse(node.clone(), r);
         }
         d.feasible = feasible.len();
         if feasible.is_empty() {
-            let diagnosis = Diagnosis { nodes_total: total, prefilter: None, statuses };
+            let diagnosis = Diagnosis { nodes_total: total, prefilter: None, statuses, absent };
             return Attempt::Unschedulable { diagnosis, state: Some(Box::new(state)) };
         }
         if feasible.len() == 1 {
-            d.chosen = Some(feasible[0].clone());
-            return Attempt::Chosen(feasible[0].clone());
+            let chosen = cache.node_at(feasible[0]).map(|n| n.name.clone()).unwrap_or_else(|| Arc::from(""));
+            d.chosen = Some(chosen.clone());
+            return Attempt::Chosen(chosen);
         }
-        let (per_node, skipped) = plugins::score_nodes(cache, &state, listers, &feasible);
-        d.skipped_scores = skipped;
-        let mut scored: Vec<NodeScore> = feasible
-            .iter()
-            .zip(per_node)
-            .map(|(node, scores)| {
-                let total = scores.iter().map(|s| s.score * s.weight).sum();
-                NodeScore { node: node.clone(), scores, total }
-            })
+        let table = plugins::score_nodes(cache, &state, listers, &feasible);
+        let cache = &*cache;
+        let name_of = |slot: usize| cache.node_at(slot).map(|n| n.name.clone()).unwrap_or_else(|| Arc::from(""));
+        let totals: Vec<i64> = (0..feasible.len()).map(|i| table.total(i)).collect();
+        let chosen = select_host(&totals, rng);
+        // The record keeps the best nodes (best first, the chosen one always among them).
+        let mut best: Vec<usize> = (0..feasible.len()).collect();
+        best.sort_by_key(|i| std::cmp::Reverse(totals[*i]));
+        best.truncate(SCORED_NODES_KEPT);
+        if !best.contains(&chosen) {
+            best.pop();
+            best.push(chosen);
+        }
+        d.scored = best
+            .into_iter()
+            .map(|i| NodeScore { node: name_of(feasible[i]), scores: table.row(i), total: totals[i] })
             .collect();
-        let chosen = select_host(&scored, rng);
-        let chosen_name = scored[chosen].node.clone();
-        scored.sort_by_key(|s| std::cmp::Reverse(s.total));
-        if let Some(pos) = scored.iter().position(|s| s.node == chosen_name) {
-            if pos >= SCORED_NODES_KEPT {
-                scored.swap(pos, SCORED_NODES_KEPT - 1);
-            }
-        }
-        scored.truncate(SCORED_NODES_KEPT);
-        d.scored = scored;
+        d.skipped_scores = table.skipped;
+        let chosen_name = name_of(feasible[chosen]);
         d.chosen = Some(chosen_name.clone());
         Attempt::Chosen(chosen_name)
     }
 
-    /// findNodesThatPassFilters over every node, from `nextStartNodeIndex`.
+    /// findNodesThatPassFilters over `candidates` (slots), from `nextStartNodeIndex`.
     #[allow(clippy::too_many_arguments)]
     fn walk(
         &mut self,
         cache: &Cache,
         state: &CycleState,
+        candidates: &[usize],
         nominator: &Nominator,
         listers: &Listers,
         d: &mut Decision,
-        feasible: &mut Vec<Arc<str>>,
+        feasible: &mut Vec<usize>,
         statuses: &mut BTreeMap<Arc<str>, Rejection>,
     ) {
-        let order = cache.order();
-        let n = order.len();
+        let n = candidates.len();
         let wanted = num_feasible_nodes_to_find(self.percentage_of_nodes_to_score, n);
         let start = self.next_start_node_index % n.max(1);
         d.feasible_wanted = wanted;
         d.start_index = start;
         let mut processed = 0;
         for i in 0..n {
-            let name = &order[(start + i) % n];
-            let Some(node) = cache.node(name) else { continue };
+            let slot = candidates[(start + i) % n];
+            let Some(node) = cache.node_at(slot) else { continue };
             processed += 1;
             match filter_with_nominated(state, cache, node, nominator, &[], listers) {
                 None => {
-                    statuses.remove(name);
-                    feasible.push(name.clone());
+                    statuses.remove(&*node.name);
+                    feasible.push(slot);
                     if feasible.len() >= wanted {
                         break;
                     }
                 }
                 Some(r) => {
-                    statuses.insert(name.clone(), r);
+                    statuses.insert(node.name.clone(), r);
                 }
             }
         }
@@ -264,14 +288,14 @@ impl Algorithm {
 }
 
 /// The index of the highest total; ties broken uniformly at random (reservoir sampling, as selectHost does).
-pub fn select_host(scored: &[NodeScore], rng: &mut Rng) -> usize {
+pub fn select_host(totals: &[i64], rng: &mut Rng) -> usize {
     let mut best = 0;
     let mut ties = 0u64;
-    for (i, s) in scored.iter().enumerate() {
-        if i == 0 || s.total > scored[best].total {
+    for (i, t) in totals.iter().enumerate() {
+        if i == 0 || *t > totals[best] {
             best = i;
             ties = 1;
-        } else if s.total == scored[best].total {
+        } else if *t == totals[best] {
             ties += 1;
             if rng.below(ties) == 0 {
                 best = i;
@@ -309,10 +333,9 @@ mod tests {
 
     #[test]
     fn ties_are_broken_at_random_but_the_best_always_wins() {
-        let s = |n: &str, total: i64| NodeScore { node: Arc::from(n), scores: Vec::new(), total };
-        let scored = vec![s("a", 5), s("b", 9), s("c", 9), s("d", 1)];
+        let totals = [5, 9, 9, 1];
         let mut rng = Rng::new(3);
-        let picks: std::collections::BTreeSet<usize> = (0..50).map(|_| select_host(&scored, &mut rng)).collect();
+        let picks: std::collections::BTreeSet<usize> = (0..50).map(|_| select_host(&totals, &mut rng)).collect();
         assert_eq!(picks, [1, 2].into_iter().collect());
     }
 

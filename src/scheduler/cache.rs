@@ -61,11 +61,65 @@ pub struct PodState {
     pub assumed: bool,
 }
 
+/// The NodeInfos in slots (the walk indexes them directly), found by name through an index.
+#[derive(Debug, Default)]
+struct Slab {
+    slots: Vec<Option<NodeInfo>>,
+    free: Vec<usize>,
+    index: BTreeMap<Arc<str>, usize>,
+}
+
+impl Slab {
+    fn slot(&self, name: &str) -> Option<usize> {
+        self.index.get(name).copied()
+    }
+
+    fn get(&self, name: &str) -> Option<&NodeInfo> {
+        self.slot(name).and_then(|i| self.slots[i].as_ref())
+    }
+
+    fn get_mut(&mut self, name: &str) -> Option<&mut NodeInfo> {
+        let i = self.slot(name)?;
+        self.slots[i].as_mut()
+    }
+
+    fn entry(&mut self, name: &str) -> &mut NodeInfo {
+        let i = match self.slot(name) {
+            Some(i) => i,
+            None => {
+                let info = NodeInfo::new(name);
+                let key = info.name.clone();
+                let i = match self.free.pop() {
+                    Some(i) => {
+                        self.slots[i] = Some(info);
+                        i
+                    }
+                    None => {
+                        self.slots.push(Some(info));
+                        self.slots.len() - 1
+                    }
+                };
+                self.index.insert(key, i);
+                i
+            }
+        };
+        self.slots[i].get_or_insert_with(|| NodeInfo::new(name))
+    }
+
+    fn remove(&mut self, name: &str) {
+        if let Some(i) = self.index.remove(name) {
+            self.slots[i] = None;
+            self.free.push(i);
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Cache {
-    nodes: BTreeMap<Arc<str>, NodeInfo>,
+    nodes: Slab,
     tree: NodeTree,
-    order: Vec<Arc<str>>,
+    /// Slots in walking order.
+    order: Vec<usize>,
     order_stale: bool,
     pods: BTreeMap<String, PodState>,
     /// Node label key → value → how many nodes carry it.
@@ -97,19 +151,30 @@ impl Cache {
         self.nodes.get(name).filter(|n| n.has_node())
     }
 
-    pub fn nodes(&self) -> &BTreeMap<Arc<str>, NodeInfo> {
-        &self.nodes
+    /// The slot of a node with a Node object.
+    pub fn slot(&self, name: &str) -> Option<usize> {
+        self.nodes.slot(name).filter(|i| self.node_at(*i).is_some())
     }
 
-    /// The nodes in walking order (zones interleaved); call [`Cache::refresh`] first.
-    pub fn order(&self) -> &[Arc<str>] {
+    /// The node in `slot` (see [`Cache::order`]).
+    pub fn node_at(&self, slot: usize) -> Option<&NodeInfo> {
+        self.nodes.slots.get(slot).and_then(Option::as_ref).filter(|n| n.has_node())
+    }
+
+    /// Every NodeInfo, including those of deleted nodes whose pods are still accounted.
+    pub fn nodes(&self) -> impl Iterator<Item = &NodeInfo> {
+        self.nodes.slots.iter().flatten()
+    }
+
+    /// The nodes' slots in walking order (zones interleaved); call [`Cache::refresh`] first.
+    pub fn order(&self) -> &[usize] {
         &self.order
     }
 
     /// Brings the walking order up to date after nodes came or went.
     pub fn refresh(&mut self) {
         if self.order_stale {
-            self.order = self.tree.list();
+            self.order = self.tree.list().iter().filter_map(|n| self.nodes.slot(n)).collect();
             self.order_stale = false;
         }
     }
@@ -129,7 +194,7 @@ impl Cache {
             ),
             None => (BTreeMap::new(), None, Vec::new()),
         };
-        let info = self.nodes.entry(Arc::from(name.as_str())).or_insert_with(|| NodeInfo::new(&name));
+        let info = self.nodes.entry(&name);
         let key = info.name.clone();
         info.set_node(obj.clone());
         let new_images: Vec<String> = info.images.keys().cloned().collect();
@@ -279,7 +344,7 @@ impl Cache {
 
     fn place(&mut self, info: Arc<PodInfo>, node: &str, assumed: bool) {
         self.unplace(&info.key);
-        let ni = self.nodes.entry(Arc::from(node)).or_insert_with(|| NodeInfo::new(node));
+        let ni = self.nodes.entry(node);
         let name = ni.name.clone();
         ni.add_pod(info.clone());
         self.count(&info, node, 1);
@@ -388,7 +453,7 @@ impl Cache {
     /// Makes the counts of `sel` by the node label `key` available.
     pub fn ensure_selection_topology(&mut self, sel: &Selection, key: &str) {
         if let Some(sc) = self.selections.get_mut(sel) {
-            sc.counter.ensure_topo(key, &self.nodes);
+            sc.counter.ensure_topo(key, &|n| self.nodes.get(n));
         }
     }
 
@@ -404,7 +469,7 @@ impl Cache {
     /// Makes a group's counts by the node label `key` available.
     pub fn ensure_group_topology(&mut self, signature: &str, key: &str) {
         if let Some(g) = self.groups.get_mut(signature) {
-            g.counter.ensure_topo(key, &self.nodes);
+            g.counter.ensure_topo(key, &|n| self.nodes.get(n));
         }
     }
 }
@@ -478,8 +543,8 @@ mod tests {
         c.refresh();
         assert_eq!(c.order().len(), 1);
         assert!(c.node("n1").is_none());
-        assert_eq!(c.nodes().get("n1").unwrap().pods.len(), 1);
+        assert_eq!(c.nodes().find(|n| &*n.name == "n1").unwrap().pods.len(), 1);
         c.remove_pod("d/p");
-        assert!(c.nodes().get("n1").is_none());
+        assert!(c.nodes().all(|n| &*n.name != "n1"));
     }
 }

@@ -146,13 +146,13 @@ impl Counter {
     }
 
     /// Makes counts by `key` available, from the per-node counts.
-    pub fn ensure_topo(&mut self, key: &str, nodes: &BTreeMap<Arc<str>, NodeInfo>) {
+    pub fn ensure_topo<'a>(&mut self, key: &str, nodes: &dyn Fn(&str) -> Option<&'a NodeInfo>) {
         if self.topo.contains_key(key) {
             return;
         }
         let mut t = TopoCounts::default();
         for (name, count) in &self.per_node {
-            if let Some(n) = nodes.get(name).filter(|n| n.has_node()) {
+            if let Some(n) = nodes(name).filter(|n| n.has_node()) {
                 t.add(n.label(key), *count);
             }
         }

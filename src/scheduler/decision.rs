@@ -66,6 +66,8 @@ pub struct Decision {
     pub prefilter: Option<Rejection>,
     /// Filters PreFilter skipped for this pod.
     pub skipped_filters: Vec<&'static str>,
+    /// The only nodes evaluated when NodeAffinity's PreFilter named them (a DaemonSet pod's node).
+    pub only_nodes: Option<Vec<Arc<str>>>,
     pub refused: Vec<RefusedNodes>,
     /// How many nodes passed every filter.
     pub feasible: usize,

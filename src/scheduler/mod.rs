@@ -343,9 +343,8 @@ impl Scheduler {
                 let gone: Vec<String> = self
                     .cache
                     .nodes()
-                    .iter()
-                    .filter(|(n, info)| info.has_node() && !names.contains(&***n))
-                    .map(|(n, _)| n.to_string())
+                    .filter(|info| info.has_node() && !names.contains(&*info.name))
+                    .map(|info| info.name.to_string())
                     .collect();
                 for n in gone {
                     self.cache.remove_node(&n);

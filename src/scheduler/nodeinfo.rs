@@ -28,6 +28,9 @@ pub struct NodeInfo {
     used_ports: BTreeMap<(String, i32), BTreeMap<String, u32>>,
     /// Image name (as the node reports it) → size in bytes.
     pub images: BTreeMap<String, i64>,
+    /// Copied from the Node so the filters read them without reaching into the object.
+    taints: Vec<Taint>,
+    unschedulable: bool,
 }
 
 fn node_of(obj: &Object) -> Option<&Node> {
@@ -49,6 +52,8 @@ impl NodeInfo {
             pods: BTreeMap::new(),
             used_ports: BTreeMap::new(),
             images: BTreeMap::new(),
+            taints: Vec::new(),
+            unschedulable: false,
         }
     }
 
@@ -72,6 +77,9 @@ impl NodeInfo {
                     img.names.iter().flatten().map(move |name| (name.clone(), size))
                 })
                 .collect();
+            let spec = n.spec.as_ref();
+            self.taints = spec.and_then(|s| s.taints.clone()).unwrap_or_default();
+            self.unschedulable = spec.and_then(|s| s.unschedulable).unwrap_or(false);
         }
         self.obj = Some(obj);
     }
@@ -82,6 +90,8 @@ impl NodeInfo {
         self.allocatable = Resources::default();
         self.allowed_pods = 0;
         self.images.clear();
+        self.taints.clear();
+        self.unschedulable = false;
     }
 
     pub fn has_node(&self) -> bool {
@@ -101,11 +111,11 @@ impl NodeInfo {
     }
 
     pub fn taints(&self) -> &[Taint] {
-        self.node().and_then(|n| n.spec.as_ref()).and_then(|s| s.taints.as_deref()).unwrap_or(&[])
+        &self.taints
     }
 
     pub fn unschedulable(&self) -> bool {
-        self.node().and_then(|n| n.spec.as_ref()).and_then(|s| s.unschedulable).unwrap_or(false)
+        self.unschedulable
     }
 
     pub fn add_pod(&mut self, pod: Arc<PodInfo>) {

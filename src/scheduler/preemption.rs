@@ -216,6 +216,7 @@ pub fn preempt(
         let m = fit_message(total, None, statuses.values(), Some(NOT_HELPFUL), None);
         Outcome::NotHelpful(format!("preemption: {m}"))
     };
+    // Nodes PreFilter left out (diagnosis.absent) are unresolvable too: only refused nodes can be candidates.
     let potential: Vec<Arc<str>> = match (&diagnosis.prefilter, state) {
         (None, Some(_)) => diagnosis.statuses.iter().filter(|(_, r)| !r.unresolvable).map(|(n, _)| n.clone()).collect(),
         _ => Vec::new(),

@@ -24,25 +24,28 @@ pub fn normalized_image_name(name: &str) -> String {
     }
 }
 
-pub fn score(pod: &PodInfo, node: &NodeInfo, cache: &Cache) -> i64 {
-    let Some(spec) = pod.pod().spec.as_ref() else { return 0 };
-    let total_nodes = cache.node_count().max(1) as f64;
-    let containers: Vec<&str> = spec
-        .init_containers
+/// The pod's images (init containers first), as nodes name them.
+pub fn pod_images(pod: &PodInfo) -> Vec<String> {
+    let Some(spec) = pod.pod().spec.as_ref() else { return Vec::new() };
+    spec.init_containers
         .iter()
         .flatten()
         .chain(spec.containers.iter())
-        .map(|c| c.image.as_deref().unwrap_or(""))
-        .collect();
+        .map(|c| normalized_image_name(c.image.as_deref().unwrap_or("")))
+        .collect()
+}
+
+/// The score for a node given the pod's images (see [`pod_images`]).
+pub fn score(images: &[String], node: &NodeInfo, cache: &Cache) -> i64 {
+    let total_nodes = cache.node_count().max(1) as f64;
     let mut sum: i64 = 0;
-    for image in &containers {
-        let name = normalized_image_name(image);
-        if let Some(size) = node.images.get(&name) {
-            let spread = cache.image_nodes(&name) as f64 / total_nodes;
+    for name in images {
+        if let Some(size) = node.images.get(name) {
+            let spread = cache.image_nodes(name) as f64 / total_nodes;
             sum = sum.saturating_add((*size as f64 * spread) as i64);
         }
     }
-    let max_threshold = MAX_CONTAINER_THRESHOLD * containers.len().max(1) as i64;
+    let max_threshold = MAX_CONTAINER_THRESHOLD * images.len().max(1) as i64;
     let sum = sum.clamp(MIN_THRESHOLD, max_threshold);
     MAX_NODE_SCORE * (sum - MIN_THRESHOLD) / (max_threshold - MIN_THRESHOLD)
 }

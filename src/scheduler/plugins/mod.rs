@@ -82,6 +82,9 @@ pub struct CycleState {
     pub pod: Arc<PodInfo>,
     /// Filter plugins PreFilter skipped (nothing for them to check).
     pub skipped: Vec<&'static str>,
+    /// NodeAffinity's PreFilter result: only these nodes can fit (None: any node).
+    pub only_nodes: Option<std::collections::BTreeSet<String>>,
+    check_node_affinity: bool,
     volumes: Option<volumes::VolumeState>,
     spread: Option<spread::FilterState>,
     interpod: Option<interpod::FilterState>,
@@ -97,8 +100,13 @@ pub enum PreFilterFailure {
 /// Runs the PreFilter plugins in order.
 pub fn prefilter(cache: &mut Cache, pod: Arc<PodInfo>, listers: &Listers) -> Result<CycleState, PreFilterFailure> {
     let mut skipped = Vec::new();
-    if !node::has_required_affinity(pod.pod()) {
+    let check_node_affinity = node::has_required_affinity(pod.pod());
+    if !check_node_affinity {
         skipped.push("NodeAffinity");
+    }
+    let only_nodes = node::named_nodes(pod.pod());
+    if only_nodes.as_ref().is_some_and(|n| n.is_empty()) {
+        return Err(PreFilterFailure::Rejected(Rejection::new("NodeAffinity", node::ERR_TERMS_CONFLICT, true)));
     }
     if pod.host_ports.is_empty() {
         skipped.push("NodePorts");
@@ -120,7 +128,7 @@ pub fn prefilter(cache: &mut Cache, pod: Arc<PodInfo>, listers: &Listers) -> Res
     if interpod.is_none() {
         skipped.push("InterPodAffinity");
     }
-    Ok(CycleState { pod, skipped, volumes, spread, interpod })
+    Ok(CycleState { pod, skipped, only_nodes, check_node_affinity, volumes, spread, interpod })
 }
 
 /// Runs the filters against one node; the first refusal ends the run.
@@ -135,7 +143,7 @@ pub fn run_filters(
     node::node_unschedulable(pod, node)
         .or_else(|| node::node_name(pod, node))
         .or_else(|| node::taint_toleration(pod, node))
-        .or_else(|| node::node_affinity(pod, node))
+        .or_else(|| state.check_node_affinity.then(|| node::node_affinity(pod, node)).flatten())
         .or_else(|| ports::filter(pod, node))
         .or_else(|| resources::filter(pod, node))
         .or_else(|| state.volumes.as_ref().and_then(|v| volumes::filter(v, node, listers)))
@@ -177,19 +185,41 @@ fn default_normalize(raw: &[i64], reverse: bool) -> Vec<i64> {
         .collect()
 }
 
-/// PreScore and Score over the feasible nodes: per node the scores of the plugins that ran, in the
-/// profile's order (plugins skipped at PreScore are left out).
-pub fn score_nodes(
-    cache: &mut Cache,
-    state: &CycleState,
-    listers: &Listers,
-    feasible: &[Arc<str>],
-) -> (Vec<Vec<PluginScore>>, Vec<&'static str>) {
+/// The scores of the plugins that ran, one column per plugin (in the profile's order), one row per node.
+#[derive(Debug, Clone, Default)]
+pub struct ScoreTable {
+    columns: Vec<(&'static str, i64, Vec<i64>, Vec<i64>)>,
+    /// Score plugins skipped at PreScore.
+    pub skipped: Vec<&'static str>,
+}
+
+impl ScoreTable {
+    /// Node `i`'s weighted total.
+    pub fn total(&self, i: usize) -> i64 {
+        self.columns.iter().map(|(_, weight, normalized, _)| normalized[i] * weight).sum()
+    }
+
+    /// Node `i`'s scores plugin by plugin.
+    pub fn row(&self, i: usize) -> Vec<PluginScore> {
+        self.columns
+            .iter()
+            .map(|(plugin, weight, normalized, raw)| PluginScore {
+                plugin,
+                raw: raw[i],
+                score: normalized[i],
+                weight: *weight,
+            })
+            .collect()
+    }
+}
+
+/// PreScore and Score over the feasible nodes (slots).
+pub fn score_nodes(cache: &mut Cache, state: &CycleState, listers: &Listers, feasible: &[usize]) -> ScoreTable {
     let pod = &state.pod;
     let spread_state = spread::prescore(cache, pod, listers, feasible);
     let interpod_state = interpod::prescore(cache, pod, listers);
     let cache = &*cache;
-    let nodes: Vec<&NodeInfo> = feasible.iter().filter_map(|n| cache.node(n)).collect();
+    let nodes: Vec<&NodeInfo> = feasible.iter().filter_map(|n| cache.node_at(*n)).collect();
     let mut columns: Vec<(&'static str, Vec<i64>, Vec<i64>)> = Vec::new();
     let mut skipped = Vec::new();
     let raw_of = |f: &dyn Fn(&NodeInfo) -> i64| nodes.iter().map(|n| f(n)).collect::<Vec<i64>>();
@@ -220,7 +250,8 @@ pub fn score_nodes(
                 Some((raw.clone(), raw))
             }
             "ImageLocality" => {
-                let raw = raw_of(&|n| images::score(pod, n, cache));
+                let wanted = images::pod_images(pod);
+                let raw = raw_of(&|n| images::score(&wanted, n, cache));
                 Some((raw.clone(), raw))
             }
             _ => None,
@@ -231,20 +262,8 @@ pub fn score_nodes(
         }
     }
     let weight = |plugin: &str| SCORES.iter().find(|(p, _)| *p == plugin).map_or(0, |(_, w)| *w);
-    let per_node = (0..nodes.len())
-        .map(|i| {
-            columns
-                .iter()
-                .map(|(plugin, normalized, raw)| PluginScore {
-                    plugin,
-                    raw: raw[i],
-                    score: normalized[i],
-                    weight: weight(plugin),
-                })
-                .collect()
-        })
-        .collect();
-    (per_node, skipped)
+    let columns = columns.into_iter().map(|(p, normalized, raw)| (p, weight(p), normalized, raw)).collect();
+    ScoreTable { columns, skipped }
 }
 
 #[cfg(test)]

@@ -19,7 +19,11 @@ pub const ERR_NODE_AFFINITY: &str = "node(s) didn't match Pod's node affinity/se
 
 /// Whether some toleration tolerates the taint (key, operator, value and effect rules).
 pub fn tolerates(tolerations: &[Toleration], taint: &Taint) -> bool {
-    tolerations.iter().any(|t| {
+    tolerations.iter().any(|t| tolerates_one(t, taint))
+}
+
+fn tolerates_one(t: &Toleration, taint: &Taint) -> bool {
+    {
         let effect_ok = t.effect.as_deref().is_none_or(|e| e.is_empty() || e == taint.effect);
         let key_ok = match t.key.as_deref() {
             None | Some("") => t.operator.as_deref() == Some("Exists"),
@@ -30,7 +34,7 @@ pub fn tolerates(tolerations: &[Toleration], taint: &Taint) -> bool {
             _ => t.value.as_deref().unwrap_or("") == taint.value.as_deref().unwrap_or(""),
         };
         effect_ok && key_ok && value_ok
-    })
+    }
 }
 
 pub fn tolerations(pod: &Pod) -> &[Toleration] {
@@ -79,6 +83,28 @@ pub fn required_affinity_matches(pod: &Pod, node: &NodeInfo) -> bool {
     selector_ok && required.is_none_or(|r| r.node_selector_terms.iter().any(|t| term_matches(t, &node.name, labels)))
 }
 
+pub const ERR_TERMS_CONFLICT: &str = "pod affinity terms conflict";
+
+/// NodeAffinity's PreFilter result: the only nodes worth filtering when every required term names nodes
+/// (`metadata.name In …`, as DaemonSet pods do). None: all nodes; Some(empty): the terms contradict.
+pub fn named_nodes(pod: &Pod) -> Option<std::collections::BTreeSet<String>> {
+    let terms =
+        &node_affinity_of(pod)?.required_during_scheduling_ignored_during_execution.as_ref()?.node_selector_terms;
+    let mut names = std::collections::BTreeSet::new();
+    for t in terms {
+        let mut term_names: Option<std::collections::BTreeSet<String>> = None;
+        for r in t.match_fields.iter().flatten().filter(|r| r.key == "metadata.name" && r.operator == "In") {
+            let these: std::collections::BTreeSet<String> = r.values.iter().flatten().cloned().collect();
+            term_names = Some(match term_names {
+                None => these,
+                Some(prev) => prev.intersection(&these).cloned().collect(),
+            });
+        }
+        names.extend(term_names?);
+    }
+    Some(names)
+}
+
 /// Whether the pod restricts nodes at all (nodeSelector or required node affinity).
 pub fn has_required_affinity(pod: &Pod) -> bool {
     let spec = pod.spec.as_ref();
@@ -87,10 +113,12 @@ pub fn has_required_affinity(pod: &Pod) -> bool {
 }
 
 pub fn node_unschedulable(pod: &PodInfo, node: &NodeInfo) -> Option<Rejection> {
+    if !node.unschedulable() {
+        return None;
+    }
     let taint =
         Taint { key: "node.kubernetes.io/unschedulable".into(), effect: "NoSchedule".into(), ..Taint::default() };
-    (node.unschedulable() && !tolerates(tolerations(pod.pod()), &taint))
-        .then(|| Rejection::new("NodeUnschedulable", ERR_UNSCHEDULABLE, true))
+    (!tolerates(tolerations(pod.pod()), &taint)).then(|| Rejection::new("NodeUnschedulable", ERR_UNSCHEDULABLE, true))
 }
 
 pub fn node_name(pod: &PodInfo, node: &NodeInfo) -> Option<Rejection> {
@@ -118,12 +146,14 @@ pub fn node_affinity(pod: &PodInfo, node: &NodeInfo) -> Option<Rejection> {
 
 /// TaintToleration's raw score: the PreferNoSchedule taints the pod does not tolerate (fewer is better).
 pub fn intolerable_prefer_no_schedule(pod: &PodInfo, node: &NodeInfo) -> i64 {
-    let tolerations: Vec<Toleration> = tolerations(pod.pod())
+    let prefer = |t: &&Toleration| t.effect.as_deref().is_none_or(|e| e.is_empty() || e == "PreferNoSchedule");
+    let tolerations = tolerations(pod.pod());
+    node.taints()
         .iter()
-        .filter(|t| t.effect.as_deref().is_none_or(|e| e.is_empty() || e == "PreferNoSchedule"))
-        .cloned()
-        .collect();
-    node.taints().iter().filter(|t| t.effect == "PreferNoSchedule" && !tolerates(&tolerations, t)).count() as i64
+        .filter(|taint| {
+            taint.effect == "PreferNoSchedule" && !tolerations.iter().filter(prefer).any(|t| tolerates_one(t, taint))
+        })
+        .count() as i64
 }
 
 fn preferred_terms(pod: &PodInfo) -> &[PreferredSchedulingTerm] {

@@ -6,7 +6,6 @@
 //! Counterpart: `pkg/scheduler/framework/plugins/podtopologyspread` (filtering.go, scoring.go, plugin.go).
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
 
 use crate::api::selector::LabelSelector;
 
@@ -113,8 +112,9 @@ fn prepare(
         return out;
     }
     let mut domains: Vec<BTreeSet<&str>> = vec![BTreeSet::new(); out.len()];
-    for name in cache.order() {
-        let Some(node) = cache.node(name) else { continue };
+    for slot in cache.order() {
+        let Some(node) = cache.node_at(*slot) else { continue };
+        let name = &*node.name;
         if require_all_keys && !has_all_keys(constraints.iter(), node) {
             continue;
         }
@@ -202,7 +202,7 @@ pub struct ScoreState {
 }
 
 /// PreScore: None when the pod has no soft constraint and the system defaults do not apply (skipped).
-pub fn prescore(cache: &mut Cache, pod: &PodInfo, listers: &Listers, feasible: &[Arc<str>]) -> Option<ScoreState> {
+pub fn prescore(cache: &mut Cache, pod: &PodInfo, listers: &Listers, feasible: &[usize]) -> Option<ScoreState> {
     let (constraints, require_all_keys) = if pod.spread.is_empty() {
         (system_defaults(listers.default_selector(pod)?), false)
     } else {
@@ -214,7 +214,7 @@ pub fn prescore(cache: &mut Cache, pod: &PodInfo, listers: &Listers, feasible: &
     let constraints = prepare(cache, pod, constraints, require_all_keys);
     let mut present = vec![BTreeSet::new(); constraints.len()];
     let mut scored_nodes = 0usize;
-    for node in feasible.iter().filter_map(|n| cache.node(n)) {
+    for node in feasible.iter().filter_map(|n| cache.node_at(*n)) {
         if require_all_keys && !has_all_keys(constraints.iter().map(|p| &p.constraint), node) {
             continue;
         }
