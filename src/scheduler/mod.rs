@@ -264,7 +264,7 @@ impl Scheduler {
                 let current = self.conn.informer(PODS).get(&pod.key).cloned();
                 let still_pending = current.as_deref().and_then(pod_of).is_some_and(needs_scheduling);
                 if still_pending {
-                    self.queue.backoff(pod.key.clone(), ctx.now);
+                    self.queue.backoff(pod.key.clone(), pod.priority, ctx.now);
                 }
                 self.record(ctx, &pod.obj, "Warning", "FailedScheduling", &truncate_message(&message));
             }

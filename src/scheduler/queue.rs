@@ -180,10 +180,11 @@ impl SchedulingQueue {
         self.unschedulable.insert(key, (now, plugins));
     }
 
-    /// The attempt failed for another reason (an error, a failed binding): retry after the backoff.
-    pub fn backoff(&mut self, key: String, now: SimTime) {
+    /// The attempt failed for another reason (an error, a failed binding): retry after the backoff. A pod
+    /// the queue lost track of meanwhile (a relist) comes back as after one attempt.
+    pub fn backoff(&mut self, key: String, priority: i32, now: SimTime) {
         self.detach(&key);
-        let Some(e) = self.entries.get_mut(&key) else { return };
+        let e = self.entries.entry(key.clone()).or_insert(Entry { priority, attempts: 1, failed_at: now, seq: 0 });
         e.failed_at = now;
         self.activate_or_back_off(key, now);
     }
@@ -274,5 +275,13 @@ mod tests {
         assert_eq!(q.pop(SimTime(UNSCHEDULABLE_FLUSH_MS)).as_deref(), Some("p"));
         q.remove("p");
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn a_failed_binding_backs_off_even_for_a_pod_the_queue_forgot() {
+        let mut q = SchedulingQueue::default();
+        q.backoff("p".into(), 0, SimTime(0));
+        assert_eq!(q.next_ready_in(SimTime(0)), Some(1_000));
+        assert_eq!(q.pop(SimTime(1_000)).as_deref(), Some("p"));
     }
 }
