@@ -10,6 +10,7 @@ mod network;
 pub mod node_files;
 mod node_shell;
 pub mod nodefs;
+mod pacing;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -910,9 +911,11 @@ impl Cluster {
                 sent_ms: e.sent.ms(),
                 deliver_ms: e.deliver.ms(),
                 chain: e.chain,
+                object: e.payload.object_ref(),
             })
             .collect();
-        let mut view = View { time_ms: self.kernel.now().ms(), components, in_flight, ..View::default() };
+        let recent = crate::view::recent::recent_deliveries(&self.kernel, crate::view::recent::RECENT_IN_VIEW);
+        let mut view = View { time_ms: self.kernel.now().ms(), components, in_flight, recent, ..View::default() };
         if let Some(a) = self.apiserver() {
             crate::view::fill_workloads(&mut view, a.cache());
         }

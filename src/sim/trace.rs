@@ -133,7 +133,8 @@ impl Trace {
         self.count
     }
 
-    pub fn recent(&self) -> impl Iterator<Item = &Delivery> {
+    /// The latest deliveries, oldest first (a double-ended iterator: `.rev()` walks back from the newest).
+    pub fn recent(&self) -> std::collections::vec_deque::Iter<'_, Delivery> {
         self.recent.iter()
     }
 

@@ -2,6 +2,7 @@
 //! messages in flight with their send and delivery times, and recent deliveries. Built by the engine
 //! ([`crate::Cluster::view`]); the UI holds no cluster logic.
 
+pub mod recent;
 pub mod steps;
 
 use serde::{Deserialize, Serialize};
@@ -14,6 +15,8 @@ pub struct View {
     /// Pods no node runs yet (Pending, unscheduled).
     pub unscheduled: Vec<PodView>,
     pub in_flight: Vec<MessageView>,
+    /// The latest deliveries (delivered, dropped or refused), oldest first.
+    pub recent: Vec<recent::DeliveryView>,
     /// Each etcd member: its role, term and how far its copy of the data has come.
     pub etcd: Vec<EtcdMemberView>,
 }
@@ -72,6 +75,8 @@ pub struct MessageView {
     pub sent_ms: u64,
     pub deliver_ms: u64,
     pub chain: u64,
+    /// `pods default/web-x`: the object the message is about, when there is one.
+    pub object: Option<String>,
 }
 
 use crate::api::{Kind, Object};

@@ -70,14 +70,18 @@ pub fn data_flow(kernel: &Kernel, chain: ChainId) -> Vec<FlowStep> {
             label: d.label.clone(),
             object: d.object.clone(),
             revision: d.revision,
-            outcome: match d.outcome {
-                Outcome::Delivered => "delivered",
-                Outcome::Dropped => "dropped",
-                Outcome::Refused => "refused",
-            }
-            .to_string(),
+            outcome: outcome_name(d.outcome).to_string(),
         })
         .collect()
+}
+
+/// `delivered`, `dropped` or `refused`.
+pub fn outcome_name(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Delivered => "delivered",
+        Outcome::Dropped => "dropped",
+        Outcome::Refused => "refused",
+    }
 }
 
 #[cfg(test)]
