@@ -3,8 +3,10 @@
 
 mod app;
 mod clock;
-mod components;
+mod diagram;
 mod nodes;
+mod side;
+mod theme;
 
 use leptos::wasm_bindgen::JsCast;
 

@@ -5,6 +5,7 @@ use kubeglass::view::{NodeView, PodView};
 use leptos::prelude::*;
 
 use crate::app::use_sim;
+use crate::diagram::status::node_ready;
 
 #[component]
 pub fn NodeList() -> impl IntoView {
@@ -13,7 +14,7 @@ pub fn NodeList() -> impl IntoView {
     let unscheduled = Memo::new(move |_| view.with(|v| v.unscheduled.clone()));
 
     view! {
-        <section class="panel" aria-labelledby="nodes-title">
+        <section class="panel nodes-panel" aria-labelledby="nodes-title">
             <div class="panel-head">
                 <h2 id="nodes-title">"Nodes and pods"</h2>
             </div>
@@ -30,7 +31,7 @@ pub fn NodeList() -> impl IntoView {
                             .then(|| {
                                 view! {
                                     <article class="node node-pending" aria-label="Unscheduled pods">
-                                        <header class="node-head">
+                                        <header class="node-head-row">
                                             <h3>"Unscheduled"</h3>
                                             <span class="badge">"Pending"</span>
                                         </header>
@@ -48,17 +49,17 @@ pub fn NodeList() -> impl IntoView {
 
 #[component]
 fn NodeCard(node: NodeView) -> impl IntoView {
-    let ready = node.status.split(',').next() == Some("Ready");
+    let ready = node_ready(&node.status);
     view! {
         <article class="node" aria-label=format!("Node {}", node.name)>
-            <header class="node-head">
+            <header class="node-head-row">
                 <h3>{node.name.clone()}</h3>
                 <span class="badge" class:bad=!ready>{node.status.clone()}</span>
                 {(!node.roles.is_empty() && node.roles != "<none>")
                     .then(|| view! { <span class="roles">{node.roles.clone()}</span> })}
             </header>
             {(!node.taints.is_empty())
-                .then(|| view! { <p class="taints">"Taints: " {node.taints.join(", ")}</p> })}
+                .then(|| view! { <p class="taints-text">"Taints: " {node.taints.join(", ")}</p> })}
             {if node.pods.is_empty() {
                 view! { <p class="empty">"No pods yet"</p> }.into_any()
             } else {
