@@ -273,6 +273,44 @@ describe('kubeglass web app', () => {
     await shot(page, 'scheduled');
   });
 
+  test('a stopped kubelet turns its node NotReady on the diagram', async (t) => {
+    const page = await openApp(t);
+    await loadApp(page);
+    await page.locator('#speed').selectOption('100');
+    // Let the kubelet register and renew its Lease first: the node lifecycle controller watches nodes whose
+    // Lease it has seen.
+    await page.waitForFunction(() => Number(document.querySelector('#sim-clock').dataset.ms) >= 30_000);
+    await tile(page, 'node01/kubelet').click();
+    // It marks the node NotReady once its Lease is older than the 50 s grace period.
+    await page.waitForFunction(
+      () => /NotReady/.test(document.querySelector('svg.diagram [aria-label="node01"]')?.textContent ?? ''),
+      undefined,
+      { timeout: 60_000 },
+    );
+    assert.match(await page.locator('svg.diagram g.node-card[data-node="node01"]').getAttribute('class'), /not-ready/);
+    assert.match(await tile(page, 'node02').textContent(), /Ready/);
+    assert.doesNotMatch(await tile(page, 'node02').textContent(), /NotReady/);
+    await shot(page, 'kubelet-stopped-not-ready');
+  });
+
+  test('many nodes collapse into a grid of tiles under aggregate counts', async (t) => {
+    const page = await openApp(t);
+    await page.goto(`${server.url}?nodes=20&etcd=3`);
+    await page.locator('[role="button"][aria-label="kube-apiserver"]').waitFor();
+    const names = await page.locator('svg.diagram [role="button"]').evaluateAll(
+      (elements) => elements.map((e) => e.getAttribute('aria-label')),
+    );
+    const expected = ['kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd-0', 'etcd-1', 'etcd-2',
+      'controlplane', ...Array.from({ length: 20 }, (_, i) => `node${String(i + 1).padStart(2, '0')}`)];
+    assert.deepEqual(names, expected);
+    assert.equal(await page.locator('svg.diagram g.node-card').count(), 0, 'no detailed cards');
+    await page.locator('svg.diagram .note-summary').getByText('21 nodes: 21 Ready, 0 NotReady').waitFor();
+    assert.match(await tile(page, 'etcd-0').textContent(), /leader/);
+    await tile(page, 'node07').click();
+    assert.equal(await tile(page, 'node07').getAttribute('aria-pressed'), 'true');
+    await shot(page, 'twenty-nodes');
+  });
+
   test('messages travel as arrows from sender to receiver, labelled, request then response', async (t) => {
     const page = await openApp(t);
     await loadApp(page);

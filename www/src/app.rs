@@ -5,6 +5,7 @@
 //! renders from that signal and from the shown time, which moves every animation frame (see
 //! [`crate::clock`] for how wall time maps to simulated time).
 
+use kubeglass::cluster::ClusterConfig;
 use kubeglass::view::View;
 use kubeglass::Cluster;
 use leptos::prelude::*;
@@ -62,8 +63,8 @@ pub struct Sim {
 }
 
 impl Sim {
-    fn new(seed: u64) -> Sim {
-        let cluster = Cluster::new_default(seed);
+    fn new(seed: u64, config: ClusterConfig) -> Sim {
+        let cluster = Cluster::new(config, seed);
         let view = RwSignal::new(cluster.view());
         let time = RwSignal::new(cluster.now().ms() as f64);
         Sim {
@@ -267,7 +268,12 @@ fn schedule_frame(sim: Sim, last: f64) {
 
 #[component]
 pub fn App() -> impl IntoView {
-    let sim = Sim::new(SEED);
+    let query = window().location().search().unwrap_or_default();
+    let (config, notes) = crate::shape::config_from_query(&query);
+    let sim = Sim::new(SEED, config);
+    for note in notes {
+        sim.print("info", note);
+    }
     provide_context(sim);
     schedule_frame(sim, wall_now());
 

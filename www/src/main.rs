@@ -5,6 +5,7 @@ mod app;
 mod clock;
 mod diagram;
 mod nodes;
+mod shape;
 mod side;
 mod theme;
 
