@@ -37,6 +37,7 @@ use crate::view::{ComponentView, MessageView, View};
 
 pub use config::{ClusterConfig, NodeConfig, UserConfig};
 pub use nodefs::{NodeFile, NodeFs};
+pub use pacing::Skip;
 
 /// One process of the simulated cluster.
 pub enum Component {

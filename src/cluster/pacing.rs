@@ -5,6 +5,15 @@
 
 use super::Cluster;
 
+/// A skip until quiet in progress: see [`Cluster::start_skip`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Skip {
+    quiet_ms: u64,
+    limit: u64,
+    /// Since when no message a request caused has been on the wire or delivered.
+    quiet_since: Option<u64>,
+}
+
 impl Cluster {
     /// When the next delivery or timer is due, in simulated milliseconds.
     pub fn next_event_ms(&self) -> Option<u64> {
@@ -13,7 +22,7 @@ impl Cluster {
 
     /// Whether any message is on the wire (sent, not yet delivered).
     pub fn messages_in_flight(&self) -> bool {
-        !self.kernel.in_flight().is_empty()
+        self.kernel.on_wire().0 > 0
     }
 
     /// Runs every event due at the next event time and moves the clock there; returns that time, or None
@@ -29,9 +38,9 @@ impl Cluster {
     pub fn step_message(&mut self, limit_ms: u64) -> bool {
         let deadline = self.now().ms().saturating_add(limit_ms);
         while self.next_event_ms().is_some_and(|t| t <= deadline) {
-            let (delivered, on_wire) = (self.kernel.trace.count(), self.kernel.in_flight().len());
+            let (delivered, (on_wire, _)) = (self.kernel.trace.count(), self.kernel.on_wire());
             self.run_next_instant();
-            if self.kernel.trace.count() != delivered || self.kernel.in_flight().len() > on_wire {
+            if self.kernel.trace.count() != delivered || self.kernel.on_wire().0 > on_wire {
                 return true;
             }
         }
@@ -43,39 +52,71 @@ impl Cluster {
     /// reports, resyncs start no chain) does not count as activity. Returns the simulated ms skipped.
     pub fn skip_until_quiet(&mut self, quiet_ms: u64, limit_ms: u64) -> u64 {
         let start = self.now().ms();
-        let limit = start.saturating_add(limit_ms);
-        let mut quiet_since = (!self.caused_messages_in_flight()).then_some(start);
+        let mut skip = self.start_skip(quiet_ms, limit_ms);
+        while !self.continue_skip(&mut skip, || true) {}
+        self.now().ms() - start
+    }
+
+    /// The state of a skip until quiet that may run in pieces (a page runs a piece per animation frame).
+    pub fn start_skip(&self, quiet_ms: u64, limit_ms: u64) -> Skip {
+        let now = self.now().ms();
+        Skip {
+            quiet_ms,
+            limit: now.saturating_add(limit_ms),
+            quiet_since: (!self.caused_messages_in_flight()).then_some(now),
+        }
+    }
+
+    /// Runs instant after instant of a skip while `more()` says so (asked before each instant). Returns true
+    /// once the skip is done: the clock then stands at the end of the quiet window, or at the limit. Where
+    /// the pieces are cut changes nothing in the simulation.
+    pub fn continue_skip(&mut self, skip: &mut Skip, mut more: impl FnMut() -> bool) -> bool {
         loop {
-            let deadline = quiet_since.map_or(limit, |q| q.saturating_add(quiet_ms).min(limit));
+            let deadline = skip.quiet_since.map_or(skip.limit, |q| q.saturating_add(skip.quiet_ms).min(skip.limit));
             match self.next_event_ms() {
                 Some(t) if t <= deadline => {
+                    if !more() {
+                        return false;
+                    }
                     let delivered = self.kernel.trace.count();
                     self.run_next_instant();
                     let new = usize::try_from(self.kernel.trace.count() - delivered).unwrap_or(usize::MAX);
                     let caused = self.kernel.trace.recent().rev().take(new).any(|d| d.chain != 0);
                     if self.caused_messages_in_flight() {
-                        quiet_since = None;
-                    } else if caused || quiet_since.is_none() {
-                        quiet_since = Some(t);
+                        skip.quiet_since = None;
+                    } else if caused || skip.quiet_since.is_none() {
+                        skip.quiet_since = Some(t);
                     }
                 }
                 _ => {
                     self.advance_ms(deadline.saturating_sub(self.now().ms()));
-                    break;
+                    return true;
                 }
             }
         }
-        self.now().ms() - start
     }
 
     fn caused_messages_in_flight(&self) -> bool {
-        self.kernel.in_flight().iter().any(|e| e.chain != 0)
+        self.kernel.on_wire().1 > 0
     }
 }
 
 #[cfg(test)]
 mod tests {
     use crate::Cluster;
+
+    #[test]
+    fn the_kernel_counts_the_messages_on_the_wire() {
+        let mut cluster = Cluster::new_default(1);
+        cluster.start_kubectl("kubectl create deployment web --image=nginx", None);
+        for _ in 0..300 {
+            let on_wire = cluster.kernel().in_flight();
+            let caused = on_wire.iter().filter(|e| e.chain != 0).count();
+            assert_eq!(cluster.kernel().on_wire(), (on_wire.len(), caused));
+            assert_eq!(cluster.messages_in_flight(), !on_wire.is_empty());
+            cluster.run_next_instant();
+        }
+    }
 
     #[test]
     fn running_one_instant_moves_the_clock_to_the_next_event_only() {
@@ -119,6 +160,32 @@ mod tests {
         // Quiet means quiet for the whole window: the last caused delivery is at least that long ago.
         let last_caused = cluster.kernel().trace.recent().filter(|d| d.chain != 0).map(|d| d.delivered.ms()).max();
         assert!(last_caused.is_some_and(|t| cluster.now().ms() - t >= 5_000));
+    }
+
+    #[test]
+    fn a_skip_cut_into_pieces_ends_where_one_in_a_piece_does() {
+        let run = |piece: usize| {
+            let mut cluster = Cluster::new_default(1);
+            cluster.start_kubectl("kubectl create deployment web --image=nginx --replicas=2", None);
+            let mut skip = cluster.start_skip(5_000, 600_000);
+            let mut pieces = 1;
+            loop {
+                let mut budget = piece;
+                let more = || {
+                    budget = budget.saturating_sub(1);
+                    budget > 0
+                };
+                if cluster.continue_skip(&mut skip, more) {
+                    break;
+                }
+                pieces += 1;
+            }
+            (cluster.now().ms(), cluster.kernel().trace.hash(), pieces)
+        };
+        let (whole_time, whole_hash, _) = run(usize::MAX);
+        let (time, hash, pieces) = run(7);
+        assert!(pieces > 10, "{pieces} pieces");
+        assert_eq!((time, hash), (whole_time, whole_hash));
     }
 
     #[test]

@@ -129,6 +129,10 @@ pub struct Kernel {
     network: Rng,
     root: Rng,
     pub trace: Trace,
+    /// Messages in the queue (on the wire), and how many of them belong to a chain (a request caused them):
+    /// counted as they are queued and popped, so asking costs nothing.
+    on_wire: usize,
+    caused_on_wire: usize,
 }
 
 impl Kernel {
@@ -140,6 +144,8 @@ impl Kernel {
             next_message_id: 1,
             next_chain: 1,
             queue: BinaryHeap::new(),
+            on_wire: 0,
+            caused_on_wire: 0,
             slots: Vec::new(),
             by_name: BTreeMap::new(),
             connections: BTreeMap::new(),
@@ -298,6 +304,10 @@ impl Kernel {
 
     fn schedule(&mut self, at: SimTime, event: Event) {
         self.seq += 1;
+        if let Event::Deliver(env) = &event {
+            self.on_wire += 1;
+            self.caused_on_wire += usize::from(env.chain != 0);
+        }
         self.queue.push(Reverse(Scheduled { at, seq: self.seq, event }));
     }
 
@@ -313,6 +323,8 @@ impl Kernel {
             self.now = self.now.max(s.at);
             match s.event {
                 Event::Deliver(env) => {
+                    self.on_wire -= 1;
+                    self.caused_on_wire -= usize::from(env.chain != 0);
                     let slot = self.slot(env.to);
                     let alive = slot.running && slot.incarnation == env.to_incarnation;
                     self.trace.record(Delivery {
@@ -365,6 +377,11 @@ impl Kernel {
             .collect();
         v.sort_by_key(|e| (e.deliver, e.id));
         v
+    }
+
+    /// How many messages are on the wire: `(all, caused by a request)`.
+    pub fn on_wire(&self) -> (usize, usize) {
+        (self.on_wire, self.caused_on_wire)
     }
 
     pub fn pending_events(&self) -> usize {
