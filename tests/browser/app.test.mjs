@@ -88,11 +88,15 @@ async function run(page, line, expect) {
   if (expect) await page.locator('[role="log"]').getByText(expect).first().waitFor();
 }
 
-/** Presses "Skip until quiet" (runs ahead until the work requests caused has settled). */
+/** Presses "Skip until quiet" (runs ahead until the work requests caused has settled) and waits until done. */
 async function skipUntilQuiet(page) {
   const before = await simTime(page);
   await page.getByRole('button', { name: 'Skip until quiet', exact: true }).click();
-  await page.waitForFunction((t0) => Number(document.querySelector('#sim-clock').dataset.ms) > t0, before);
+  await page.waitForFunction(
+    (t0) => Number(document.querySelector('#sim-clock').dataset.ms) > t0
+      && document.querySelector('button.skip').dataset.skipping === 'false',
+    before,
+  );
 }
 
 const COMPONENTS = [

@@ -5,7 +5,7 @@
 //! renders from that signal and from the shown time, which moves every animation frame (see
 //! [`crate::clock`] for how wall time maps to simulated time).
 
-use kubeglass::cluster::ClusterConfig;
+use kubeglass::cluster::{ClusterConfig, Skip};
 use kubeglass::view::View;
 use kubeglass::Cluster;
 use leptos::prelude::*;
@@ -17,8 +17,16 @@ use crate::side::{Legend, SidePanel};
 
 /// The seed of the cluster the page shows.
 pub const SEED: u64 = 1;
-/// At most this many event instants run in one animation frame, so a frame stays short at any speed.
-const INSTANTS_PER_FRAME_MAX: usize = 20_000;
+/// Wall-clock milliseconds of simulation work per animation frame: a frame stays short at any speed and in any
+/// cluster (the clock then runs slower than asked), and a long skip runs in pieces while the page stays live.
+const FRAME_WORK_MS: f64 = 12.0;
+/// While skipping (nothing to animate) a frame works longer, and the view is published at most this often.
+const SKIP_FRAME_WORK_MS: f64 = 40.0;
+const SKIP_PUBLISH_MS: f64 = 400.0;
+/// Above this speed a message is on screen for a frame or two at most, so the view (which a big cluster makes
+/// costly to rebuild and render) is published at most every [`FAST_PUBLISH_MS`].
+const FAST_SPEED: f64 = 10.0;
+const FAST_PUBLISH_MS: f64 = 100.0;
 /// How far "Step" looks for the next message before giving up.
 const STEP_LIMIT_MS: u64 = 600_000;
 /// "Skip until quiet": this long without a message that a request caused …
@@ -56,6 +64,13 @@ pub struct Sim {
     pub playing: RwSignal<bool>,
     /// The pace while no message is on the wire, in simulated ms per wall ms.
     pub speed: RwSignal<f64>,
+    /// A skip until quiet in progress (it runs a piece per frame).
+    skip: StoredValue<Option<Skip>>,
+    pub skipping: RwSignal<bool>,
+    /// When the view was last published (wall ms).
+    published_at: StoredValue<f64>,
+    /// Whether the cluster changed since the view was last published.
+    stale: StoredValue<bool>,
     /// kubectl processes still running, by pid.
     processes: StoredValue<Vec<u64>, LocalStorage>,
     pub terminal: RwSignal<Vec<TermLine>>,
@@ -73,6 +88,10 @@ impl Sim {
             time,
             playing: RwSignal::new(true),
             speed: RwSignal::new(DEFAULT_SPEED),
+            skip: StoredValue::new(None),
+            skipping: RwSignal::new(false),
+            published_at: StoredValue::new(0.0),
+            stale: StoredValue::new(false),
             processes: StoredValue::new_local(Vec::new()),
             terminal: RwSignal::new(
                 WELCOME
@@ -94,23 +113,43 @@ impl Sim {
         if let Some(view) = self.cluster.try_with_value(Cluster::view) {
             self.view.set(view);
         }
+        self.published_at.set_value(wall_now());
+        self.stale.set_value(false);
         self.poll_processes();
     }
 
     /// One animation frame, `wall_ms` after the previous one. Returns false once the app is gone.
     fn frame(&self, wall_ms: f64) -> bool {
-        let (Some(playing), Some(speed), Some(mut shown)) =
-            (self.playing.try_get_untracked(), self.speed.try_get_untracked(), self.time.try_get_untracked())
-        else {
+        let started = wall_now();
+        let within_budget = move || wall_now() - started < FRAME_WORK_MS;
+        let (Some(playing), Some(speed), Some(mut shown), Some(skip)) = (
+            self.playing.try_get_untracked(),
+            self.speed.try_get_untracked(),
+            self.time.try_get_untracked(),
+            self.skip.try_get_value(),
+        ) else {
             return false;
         };
+        if let Some(mut skip) = skip {
+            let more = move || wall_now() - started < SKIP_FRAME_WORK_MS;
+            let done = self.cluster.try_update_value(|c| c.continue_skip(&mut skip, more)).unwrap_or(true);
+            self.skip.set_value((!done).then_some(skip));
+            self.show_kernel_time();
+            if done || wall_now() - self.published_at.get_value() > SKIP_PUBLISH_MS {
+                self.publish();
+            }
+            if done {
+                self.skipping.set(false);
+            }
+            return true;
+        }
         if !playing {
             return true;
         }
         let mut changed = false;
         self.cluster.update_value(|cluster| {
             let mut wall = wall_ms.clamp(0.0, FRAME_MS_MAX);
-            for _ in 0..INSTANTS_PER_FRAME_MAX {
+            while within_budget() {
                 let rate = rate(speed, cluster.messages_in_flight());
                 match advance(shown, wall, rate, cluster.next_event_ms()) {
                     Advance::Reached(t) => {
@@ -131,36 +170,43 @@ impl Sim {
         });
         self.time.set(shown);
         if changed {
+            self.stale.set_value(true);
+        }
+        let due = speed <= FAST_SPEED || wall_now() - self.published_at.get_value() >= FAST_PUBLISH_MS;
+        if due && self.stale.get_value() {
             self.publish();
         }
         true
     }
 
-    /// Runs the cluster once with `f`, then shows the kernel's time and publishes the view.
-    fn jump(&self, f: impl FnOnce(&mut Cluster)) {
-        let Some(now) = self.cluster.try_update_value(|cluster| {
-            f(cluster);
-            cluster.now().ms() as f64
-        }) else {
-            return;
-        };
-        self.time.update(|t| *t = t.max(now));
-        self.publish();
+    /// Shows the kernel's time (never going back from a fraction already shown).
+    fn show_kernel_time(&self) {
+        if let Some(now) = self.cluster.try_with_value(|c| c.now().ms() as f64) {
+            self.time.update(|t| *t = t.max(now));
+        }
     }
 
     /// Pauses and runs to the next instant a message is delivered or sent.
     pub fn step(&self) {
         self.playing.set(false);
-        self.jump(|cluster| {
+        self.cluster.update_value(|cluster| {
             cluster.step_message(STEP_LIMIT_MS);
         });
+        self.show_kernel_time();
+        self.publish();
     }
 
-    /// Runs ahead, without animation, until the work that requests caused has settled.
+    /// Starts running ahead, without animation, until the work that requests caused has settled (a piece per
+    /// frame); pressed again while it runs, stops it.
     pub fn skip_until_quiet(&self) {
-        self.jump(|cluster| {
-            cluster.skip_until_quiet(QUIET_MS, SKIP_LIMIT_MS);
-        });
+        if self.skip.get_value().is_some() {
+            self.skip.set_value(None);
+            self.skipping.set(false);
+            return;
+        }
+        let Some(skip) = self.cluster.try_with_value(|c| c.start_skip(QUIET_MS, SKIP_LIMIT_MS)) else { return };
+        self.skip.set_value(Some(skip));
+        self.skipping.set(true);
     }
 
     /// Stops a running component or starts a stopped one.

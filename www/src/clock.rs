@@ -138,14 +138,16 @@ pub fn Header() -> impl IntoView {
                 </label>
                 <button
                     type="button"
-                    class="button"
+                    class="button skip"
+                    class:skipping=move || sim.skipping.get()
+                    data-skipping=move || sim.skipping.get().to_string()
                     title=format!(
-                        "Run ahead until {} s pass with no message a request caused (background heartbeats do not count)",
+                        "Run ahead until {} s pass with no message a request caused (background heartbeats do not count); press again to stop",
                         QUIET_MS / 1000,
                     )
                     on:click=move |_| sim.skip_until_quiet()
                 >
-                    "Skip until quiet"
+                    {move || if sim.skipping.get() { "Skipping… stop" } else { "Skip until quiet" }}
                 </button>
                 <crate::theme::ThemeToggle/>
             </div>

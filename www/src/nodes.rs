@@ -1,5 +1,6 @@
-//! The nodes and their pods, plus the pods no node runs yet. Until the engine reports nodes and pods the
-//! panel says so.
+//! The nodes and their pods as tables, plus the pods no node runs yet. Until the engine reports nodes and
+//! pods the panel says so. In a big cluster the tables show the first [`NODES_SHOWN`] nodes and the first
+//! [`PODS_SHOWN`] pods of each (the diagram counts the rest), so the page stays fast.
 
 use kubeglass::view::{NodeView, PodView};
 use leptos::prelude::*;
@@ -7,11 +8,30 @@ use leptos::prelude::*;
 use crate::app::use_sim;
 use crate::diagram::status::node_ready;
 
+const NODES_SHOWN: usize = 12;
+const PODS_SHOWN: usize = 15;
+
+/// `items` cut to `max`, and how many were left out.
+fn first<T: Clone>(items: &[T], max: usize) -> (Vec<T>, usize) {
+    (items.iter().take(max).cloned().collect(), items.len().saturating_sub(max))
+}
+
+/// A node with its first pods.
+fn trimmed(node: &NodeView) -> (NodeView, usize) {
+    let (pods, hidden) = first(&node.pods, PODS_SHOWN);
+    (NodeView { pods, ..node.clone() }, hidden)
+}
+
 #[component]
 pub fn NodeList() -> impl IntoView {
     let view = use_sim().view();
-    let nodes = Memo::new(move |_| view.with(|v| v.nodes.clone()));
-    let unscheduled = Memo::new(move |_| view.with(|v| v.unscheduled.clone()));
+    let nodes = Memo::new(move |_| {
+        view.with(|v| {
+            let (shown, hidden) = first(&v.nodes, NODES_SHOWN);
+            (shown.iter().map(trimmed).collect::<Vec<_>>(), hidden)
+        })
+    });
+    let unscheduled = Memo::new(move |_| view.with(|v| first(&v.unscheduled, PODS_SHOWN)));
 
     view! {
         <section class="panel nodes-panel" aria-labelledby="nodes-title">
@@ -19,14 +39,22 @@ pub fn NodeList() -> impl IntoView {
                 <h2 id="nodes-title">"Nodes and pods"</h2>
             </div>
             {move || {
-                let nodes = nodes.get();
-                let unscheduled = unscheduled.get();
+                let (nodes, hidden_nodes) = nodes.get();
+                let (unscheduled, hidden_pods) = unscheduled.get();
                 if nodes.is_empty() && unscheduled.is_empty() {
                     return view! { <p class="empty">"No pods yet"</p> }.into_any();
                 }
                 view! {
                     <div class="nodes">
-                        {nodes.into_iter().map(|node| view! { <NodeCard node/> }).collect_view()}
+                        {nodes.into_iter().map(|(node, hidden)| view! { <NodeCard node hidden/> }).collect_view()}
+                        {(hidden_nodes > 0)
+                            .then(|| {
+                                view! {
+                                    <p class="empty">
+                                        {format!("{hidden_nodes} more nodes: the diagram counts their pods")}
+                                    </p>
+                                }
+                            })}
                         {(!unscheduled.is_empty())
                             .then(|| {
                                 view! {
@@ -35,7 +63,7 @@ pub fn NodeList() -> impl IntoView {
                                             <h3>"Unscheduled"</h3>
                                             <span class="badge">"Pending"</span>
                                         </header>
-                                        <PodTable pods=unscheduled/>
+                                        <PodTable pods=unscheduled hidden=hidden_pods/>
                                     </article>
                                 }
                             })}
@@ -48,7 +76,7 @@ pub fn NodeList() -> impl IntoView {
 }
 
 #[component]
-fn NodeCard(node: NodeView) -> impl IntoView {
+fn NodeCard(node: NodeView, hidden: usize) -> impl IntoView {
     let ready = node_ready(&node.status);
     view! {
         <article class="node" aria-label=format!("Node {}", node.name)>
@@ -63,14 +91,36 @@ fn NodeCard(node: NodeView) -> impl IntoView {
             {if node.pods.is_empty() {
                 view! { <p class="empty">"No pods yet"</p> }.into_any()
             } else {
-                view! { <PodTable pods=node.pods/> }.into_any()
+                view! { <PodTable pods=node.pods hidden/> }.into_any()
             }}
         </article>
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn big_tables_are_cut_with_a_count_of_the_rest() {
+        assert_eq!(first(&[1, 2, 3], 2), (vec![1, 2], 1));
+        assert_eq!(first(&[1, 2], 5), (vec![1, 2], 0));
+        let pod = PodView { namespace: "d".into(), name: "p".into(), status: "Running".into(), ready: "1/1".into() };
+        let node = NodeView {
+            name: "n".into(),
+            status: "Ready".into(),
+            roles: "<none>".into(),
+            taints: vec![],
+            pods: vec![pod; PODS_SHOWN + 3],
+        };
+        let (cut, hidden) = trimmed(&node);
+        assert_eq!((cut.pods.len(), hidden), (PODS_SHOWN, 3));
+        assert_eq!(cut.name, "n");
+    }
+}
+
 #[component]
-fn PodTable(pods: Vec<PodView>) -> impl IntoView {
+fn PodTable(pods: Vec<PodView>, hidden: usize) -> impl IntoView {
     view! {
         <table class="pods">
             <thead>
@@ -95,6 +145,14 @@ fn PodTable(pods: Vec<PodView>) -> impl IntoView {
                         }
                     })
                     .collect_view()}
+                {(hidden > 0)
+                    .then(|| {
+                        view! {
+                            <tr>
+                                <td colspan="4" class="more">{format!("… and {hidden} more")}</td>
+                            </tr>
+                        }
+                    })}
             </tbody>
         </table>
     }
