@@ -100,7 +100,7 @@ async function skipUntilQuiet(page) {
 }
 
 const COMPONENTS = [
-  'kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd-0',
+  'kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd-0', 'coredns',
   'controlplane', 'controlplane/kubelet', 'controlplane/containerd', 'controlplane/kube-proxy',
   'node01', 'node01/kubelet', 'node01/containerd', 'node01/kube-proxy',
   'node02', 'node02/kubelet', 'node02/containerd', 'node02/kube-proxy',
@@ -237,7 +237,7 @@ describe('kubeglass web app', () => {
       await page.keyboard.press('Tab');
       order.push(await focused());
     }
-    assert.deepEqual(order, ['kube-apiserver', 'etcd-0', 'controlplane', 'controlplane/kubelet']);
+    assert.deepEqual(order, ['kube-apiserver', 'etcd-0', 'coredns', 'controlplane']);
   });
 
   test('with kube-scheduler stopped a new pod stays Pending; started, it schedules the pod', async (t) => {
@@ -305,7 +305,7 @@ describe('kubeglass web app', () => {
       (elements) => elements.map((e) => e.getAttribute('aria-label')),
     );
     const expected = ['kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd-0', 'etcd-1', 'etcd-2',
-      'controlplane', ...Array.from({ length: 20 }, (_, i) => `node${String(i + 1).padStart(2, '0')}`)];
+      'coredns', 'controlplane', ...Array.from({ length: 20 }, (_, i) => `node${String(i + 1).padStart(2, '0')}`)];
     assert.deepEqual(names, expected);
     assert.equal(await page.locator('svg.diagram g.node-card').count(), 0, 'no detailed cards');
     await page.locator('svg.diagram .note-summary').getByText('21 nodes: 21 Ready, 0 NotReady').waitFor();

@@ -14,12 +14,13 @@ use super::States;
 use crate::app::use_sim;
 
 /// The message classes the engine reports, with what the legend calls them.
-pub const CLASSES: [(&str, &str); 6] = [
+pub const CLASSES: [(&str, &str); 7] = [
     ("request", "Request (to kube-apiserver)"),
     ("response", "Response"),
     ("watch", "Watch event"),
     ("etcd", "etcd request / reply"),
     ("cri", "CRI call (kubelet ↔ containerd)"),
+    ("kubelet", "kubelet API (logs, exec)"),
     ("network", "Connection refused / reset"),
 ];
 

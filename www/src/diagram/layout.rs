@@ -61,6 +61,8 @@ pub enum BoxKind {
     ApiServer,
     ControlPlane,
     Etcd,
+    /// A cluster add-on the engine runs as a component of its own (CoreDNS).
+    Addon,
     /// A node's kubelet, containerd or kube-proxy.
     Agent,
 }
@@ -72,6 +74,7 @@ impl BoxKind {
             BoxKind::ApiServer => "apiserver",
             BoxKind::ControlPlane => "control-plane",
             BoxKind::Etcd => "etcd",
+            BoxKind::Addon => "addon",
             BoxKind::Agent => "agent",
         }
     }
@@ -303,7 +306,8 @@ pub fn layout(view: &View) -> Layout {
     let side_w = apiserver.x - 60 - (MARGIN + PAD);
     let etcd = etcd_panel(&mut l, view, Rect::new(apiserver.right() + 60, row_b - 10, side_w, 0));
     let unscheduled = unscheduled_panel(&mut l, &view.unscheduled, Rect::new(MARGIN + PAD, row_b - 10, side_w, 0));
-    let row_b_bottom = apiserver.bottom().max(etcd.bottom()).max(unscheduled.bottom());
+    let addons = addon_boxes(&mut l, view, etcd);
+    let row_b_bottom = apiserver.bottom().max(addons).max(unscheduled.bottom());
     let control_plane = Rect::new(MARGIN, cp_top, WIDTH - 2 * MARGIN, row_b_bottom + 16 - cp_top);
     l.panels.insert(0, Panel { kind: PanelKind::ControlPlane, title: "Control plane".into(), rect: control_plane });
 
@@ -326,7 +330,10 @@ pub fn layout(view: &View) -> Layout {
     let clients: Vec<String> = l
         .boxes
         .iter()
-        .filter(|b| b.kind == BoxKind::ControlPlane || (b.kind == BoxKind::Agent && !is_runtime(&b.name)))
+        .filter(|b| {
+            matches!(b.kind, BoxKind::ControlPlane | BoxKind::Addon)
+                || (b.kind == BoxKind::Agent && !is_runtime(&b.name))
+        })
         .map(|b| b.name.clone())
         .collect();
     for name in clients {
@@ -356,6 +363,18 @@ fn etcd_panel(l: &mut Layout, view: &View, at: Rect) -> Rect {
     let title = if members.len() == 1 { "etcd".to_string() } else { format!("etcd ({} members, Raft)", members.len()) };
     l.panels.push(Panel { kind: PanelKind::Etcd, title, rect });
     rect
+}
+
+/// Add-ons the engine runs as components (CoreDNS), stacked under etcd's panel; returns their bottom (etcd's
+/// when there are none).
+fn addon_boxes(l: &mut Layout, view: &View, etcd: Rect) -> i32 {
+    let mut bottom = etcd.bottom();
+    for c in view.components.iter().filter(|c| c.role == "addon") {
+        let rect = Rect::new(etcd.x + 10, bottom + 14, etcd.w - 20, MEMBER_H + 4);
+        l.add_box(&c.name, &c.name, BoxKind::Addon, rect);
+        bottom = rect.bottom();
+    }
+    bottom
 }
 
 /// The pods no node runs yet, as chips in a panel at `at`.
@@ -571,6 +590,7 @@ mod tests {
         if cloud {
             components.push(component("cloud-controller-manager", "control-plane", Some("controlplane")));
         }
+        components.push(component("coredns", "addon", None));
         let names: Vec<String> =
             (0..nodes).map(|i| if i == 0 { "controlplane".to_string() } else { format!("node{i:02}") }).collect();
         for name in &names {
@@ -691,8 +711,8 @@ mod tests {
         }
         let from_api: Vec<_> = l.links.iter().filter(|k| k.from == APISERVER).collect();
         assert_eq!(from_api.len(), 1, "the apiserver calls only etcd");
-        // kubectl, scheduler, controller managers, and each node's kubelet and kube-proxy.
-        assert_eq!(l.links.iter().filter(|k| k.kind == LinkKind::Api).count(), 1 + 3 + 4 * 2);
+        // kubectl, scheduler, controller managers, CoreDNS, and each node's kubelet and kube-proxy.
+        assert_eq!(l.links.iter().filter(|k| k.kind == LinkKind::Api).count(), 1 + 3 + 1 + 4 * 2);
         assert_eq!(l.links.iter().filter(|k| k.kind == LinkKind::Cri).count(), 4);
         // Arrows start at the client's border and end at the server's.
         let (a, b) = (rect_of(&l, "node01/kubelet"), rect_of(&l, APISERVER));
@@ -737,6 +757,7 @@ mod tests {
                 "etcd-0",
                 "etcd-1",
                 "etcd-2",
+                "coredns",
                 "controlplane",
                 "controlplane/kubelet",
                 "controlplane/containerd",
@@ -753,9 +774,9 @@ mod tests {
         );
         let grid = layout(&cluster(1, 20, 0, false));
         let names: Vec<String> = grid.toggles().iter().map(|t| t.name().to_string()).collect();
-        assert_eq!(names.len(), 4 + 20, "the control plane and one tile per node");
-        assert_eq!(names[4], "controlplane");
-        assert!(matches!(grid.toggles()[4], Toggleable::Tile(_)));
+        assert_eq!(names.len(), 5 + 20, "the control plane, CoreDNS and one tile per node");
+        assert_eq!(names[5], "controlplane");
+        assert!(matches!(grid.toggles()[5], Toggleable::Tile(_)));
     }
 
     #[test]
@@ -810,7 +831,7 @@ mod tests {
         assert!(l.notes.iter().any(|n| n.text == format!("+{} more nodes, counted above", 5000 - TILES_MAX)));
         // A node without a tile still has somewhere for its messages to go.
         assert_eq!(l.anchor("node4000/kubelet"), l.anchors.get(NODE_GRID).copied());
-        assert!(l.height < 1400);
+        assert!(l.height < 1500, "{}", l.height);
     }
 
     #[test]
@@ -823,6 +844,20 @@ mod tests {
                 assert!(etcd.rect.contains(&rect_of(&l, &format!("etcd-{i}"))));
             }
             assert_eq!(l.anchor(ETCD), Some(etcd.rect));
+        }
+    }
+
+    #[test]
+    fn add_ons_sit_under_etcd_and_call_the_apiserver() {
+        for members in [1, 5] {
+            let l = layout(&cluster(members, 3, 0, false));
+            let dns = rect_of(&l, "coredns");
+            let etcd = l.panels.iter().find(|p| p.kind == PanelKind::Etcd).unwrap().rect;
+            assert!(dns.y > etcd.bottom() && dns.x > etcd.x && dns.right() < etcd.right());
+            let control_plane = l.panels.iter().find(|p| p.kind == PanelKind::ControlPlane).unwrap().rect;
+            assert!(control_plane.contains(&dns));
+            assert!(l.links.iter().any(|k| k.from == "coredns" && k.to == APISERVER));
+            assert_tidy(&l);
         }
     }
 
