@@ -1,103 +1,13 @@
-// End-to-end tests of the built web app (dist/, from `trunk build --release`) in Debian's headless Chromium,
-// driven by playwright-core. Run: node --test tests/browser/
-import { after, before, describe, test } from 'node:test';
+// End-to-end tests of the built web app (dist/, from `trunk build --release`) in Debian's headless Chromium:
+// the diagram, the component toggles, messages in flight, the clock and the themes. Run: node --test tests/browser/
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { serveStatic } from './static-server.mjs';
+import { join } from 'node:path';
+import {
+  appUrl, loadApp, openApp, pod, run, screenshots, shot, simTime, skipUntilQuiet, tile, useBrowser,
+} from './harness.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const dist = resolve(here, '../../dist');
-const screenshots = join(here, 'screenshots');
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
-
-let server;
-let browserServer;
-let browser;
-
-// Kill Chromium's whole process group however this process ends (a failed assertion, a timeout, an exception).
-let chromiumPid;
-function killChromium() {
-  if (chromiumPid === undefined) return;
-  try { process.kill(-chromiumPid, 'SIGKILL'); } catch { /* already gone */ }
-  try { process.kill(chromiumPid, 'SIGKILL'); } catch { /* already gone */ }
-  chromiumPid = undefined;
-}
-process.on('exit', killChromium);
-
-before(async () => {
-  assert.ok(existsSync(join(dist, 'index.html')), `no ${dist}/index.html: run \`trunk build --release\` first`);
-  mkdirSync(screenshots, { recursive: true });
-  server = await serveStatic(dist);
-  browserServer = await chromium.launchServer({ executablePath: CHROMIUM, args: FLAGS, headless: true });
-  chromiumPid = browserServer.process().pid;
-  browser = await chromium.connect(browserServer.wsEndpoint());
-});
-
-after(async () => {
-  await browser?.close().catch(() => {});
-  await browserServer?.close().catch(() => {});
-  killChromium();
-  await server?.close();
-});
-
-/**
- * A fresh page on the app that fails the test on any request off the test server and, unless `allowErrors`, on
- * page errors and console errors.
- */
-async function openApp(t, options = {}, { allowErrors = false } = {}) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, ...options });
-  t.after(() => context.close());
-  const page = await context.newPage();
-  const problems = [];
-  if (!allowErrors) {
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-    });
-  }
-  page.on('request', (request) => {
-    if (!request.url().startsWith(server.url) && !request.url().startsWith('data:')) {
-      problems.push(`request off the test server: ${request.url()}`);
-    }
-  });
-  t.after(() => assert.deepEqual(problems, []));
-  return page;
-}
-
-async function loadApp(page) {
-  await page.goto(server.url);
-  await page.locator('[role="button"][aria-label="kube-apiserver"]').waitFor();
-}
-
-const tile = (page, name) => page.locator(`svg.diagram [role="button"][aria-label="${name}"]`);
-const simTime = async (page) => Number(await page.locator('#sim-clock').getAttribute('data-ms'));
-const pod = (page, key) => page.locator(`svg.diagram g.pod[data-pod="${key}"]`);
-const shot = (page, name) => page.screenshot({ path: join(screenshots, `${name}.png`) });
-
-/** Types a command into the terminal and waits until its output contains `expect`. */
-async function run(page, line, expect) {
-  await page.getByLabel('Command').fill(line);
-  await page.getByLabel('Command').press('Enter');
-  if (expect) await page.locator('[role="log"]').getByText(expect).first().waitFor();
-}
-
-/** Presses "Skip until quiet" (runs ahead until the work requests caused has settled) and waits until done. */
-async function skipUntilQuiet(page) {
-  const before = await simTime(page);
-  await page.getByRole('button', { name: 'Skip until quiet', exact: true }).click();
-  await page.waitForFunction(
-    (t0) => Number(document.querySelector('#sim-clock').dataset.ms) > t0
-      && document.querySelector('button.skip').dataset.skipping === 'false',
-    before,
-  );
-}
+useBrowser();
 
 const COMPONENTS = [
   'kube-scheduler', 'kube-controller-manager', 'kube-apiserver', 'etcd-0', 'coredns',
@@ -299,7 +209,7 @@ describe('kubeglass web app', () => {
 
   test('many nodes collapse into a grid of tiles under aggregate counts', async (t) => {
     const page = await openApp(t);
-    await page.goto(`${server.url}?nodes=20&etcd=3`);
+    await page.goto(`${appUrl()}?nodes=20&etcd=3`);
     await page.locator('[role="button"][aria-label="kube-apiserver"]').waitFor();
     const names = await page.locator('svg.diagram [role="button"]').evaluateAll(
       (elements) => elements.map((e) => e.getAttribute('aria-label')),
@@ -417,7 +327,7 @@ describe('kubeglass web app', () => {
     // The aborted download is the point of this test: its errors are expected.
     const page = await openApp(t, {}, { allowErrors: true });
     await page.route('**/*.wasm', (route) => route.abort());
-    await page.goto(server.url);
+    await page.goto(appUrl());
     await page.getByText('could not start').waitFor();
     assert.equal(await page.locator('[role="button"][aria-label]').count(), 0);
     await page.screenshot({ path: join(screenshots, 'wasm-failed.png'), fullPage: true });
@@ -425,7 +335,7 @@ describe('kubeglass web app', () => {
 
   test('never a blank page: a message shows without JavaScript', async (t) => {
     const page = await openApp(t, { javaScriptEnabled: false });
-    await page.goto(server.url);
+    await page.goto(appUrl());
     // Playwright's text locators skip <noscript>; read what the page shows instead.
     const text = await page.locator('body').innerText();
     assert.match(text, /needs JavaScript and WebAssembly/);
