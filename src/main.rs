@@ -290,14 +290,30 @@ fn bench_scheduling(words: &[&str]) -> ExitCode {
         stats.unschedulable - before.unschedulable,
         stats.preemptions - before.preemptions
     );
-    match peak_memory_kib() {
-        Some(kib) => println!("peak memory (VmHWM): {} MiB", kib / 1024),
-        None => println!("peak memory: unknown (no /proc/self/status)"),
-    }
+    print_memory(&cluster);
     if run.all_bound && run.created == run.requested {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    }
+}
+
+/// What the cluster holds that grows with its history (etcd's revisions and history, the watch cache's
+/// window), then the process's peak memory.
+fn print_memory(cluster: &Cluster) {
+    if let (Some(server), Some(etcd)) = (cluster.apiserver(), cluster.etcd_member(0)) {
+        let store = etcd.store();
+        println!(
+            "held: etcd revision {}, {} keys, {} history events; watch cache {} window events",
+            store.revision(),
+            store.len(),
+            store.history_len(),
+            server.cache().window_len()
+        );
+    }
+    match peak_memory_kib() {
+        Some(kib) => println!("peak memory (VmHWM): {} MiB", kib / 1024),
+        None => println!("peak memory: unknown (no /proc/self/status)"),
     }
 }
 
@@ -388,10 +404,7 @@ fn bench(words: &[&str]) -> ExitCode {
     let r = cluster.kubectl("get pods -A --field-selector spec.nodeName=node0001", None, runner::COMMAND_LIMIT_MS);
     let t = started.elapsed();
     println!("kubectl get pods --field-selector spec.nodeName=node0001: {} lines in {t:.2?}", r.output.lines().count());
-    match peak_memory_kib() {
-        Some(kib) => println!("peak memory (VmHWM): {} MiB", kib / 1024),
-        None => println!("peak memory: unknown (no /proc/self/status)"),
-    }
+    print_memory(&cluster);
     if fill.created == fill.requested && run.created == run.requested {
         ExitCode::SUCCESS
     } else {

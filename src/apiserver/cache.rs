@@ -10,9 +10,13 @@ use crate::api::selector::{FieldSelector, LabelSelector};
 use crate::api::{Kind, Object, WatchEventType};
 use crate::sim::{ComponentId, SimTime};
 
-/// How long events stay in the window (the cacher's eventFreshDuration), and how many are kept at least.
+/// How long events stay in the window (the cacher's eventFreshDuration), and how many are kept at least
+/// (its lower bound capacity) …
 pub const WINDOW_MS: u64 = 75_000;
 pub const WINDOW_MIN_EVENTS: usize = 100;
+/// … and at most, however fresh (its upper bound capacity, 100 × 1024): a burst of writes pushes older
+/// events out sooner, and a watch resuming from before them gets 410 Gone, as from the real cacher.
+pub const WINDOW_MAX_EVENTS: usize = 100 * 1024;
 
 /// One change as the cache saw it.
 #[derive(Debug, Clone)]
@@ -155,6 +159,11 @@ impl WatchCache {
         keys.iter().filter_map(|k| pods.and_then(|p| p.get(k)).cloned()).collect()
     }
 
+    /// How many events the windows of every resource hold (for the benchmarks' memory figures).
+    pub fn window_len(&self) -> usize {
+        self.window.values().map(VecDeque::len).sum()
+    }
+
     pub fn count(&self, kind: Kind) -> usize {
         self.objects.get(&kind).map_or(0, BTreeMap::len)
     }
@@ -191,7 +200,9 @@ impl WatchCache {
         let event = CachedEvent { revision, at, old, new };
         let window = self.window.entry(kind).or_default();
         window.push_back(event.clone());
-        while window.len() > WINDOW_MIN_EVENTS && window.front().is_some_and(|e| at.since(e.at) > WINDOW_MS) {
+        while window.len() > WINDOW_MAX_EVENTS
+            || (window.len() > WINDOW_MIN_EVENTS && window.front().is_some_and(|e| at.since(e.at) > WINDOW_MS))
+        {
             let dropped = window.pop_front().map(|e| e.revision).unwrap_or(0);
             self.window_start.insert(kind, dropped + 1);
         }
@@ -271,5 +282,46 @@ impl WatchCache {
 
     pub fn watcher_count(&self) -> usize {
         self.watchers.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::pod;
+
+    /// Writes `count` pods (one event each) at `at`, from revision `first` on.
+    fn fill(cache: &mut WatchCache, first: u64, count: usize, at: SimTime) {
+        for i in 0..count as u64 {
+            let obj = Arc::new(pod("default", &format!("p{}", first + i), None));
+            cache.apply(first + i, at, Some(obj), None);
+        }
+    }
+
+    #[test]
+    fn the_window_keeps_fresh_events_up_to_its_upper_bound_and_older_resumes_are_gone() {
+        let mut cache = WatchCache::default();
+        let extra = 10;
+        fill(&mut cache, 1, WINDOW_MAX_EVENTS + extra, SimTime::ZERO);
+        let last = (WINDOW_MAX_EVENTS + extra) as u64;
+        // All fresh, but only the newest 100 × 1024 stay: resuming from revision 1 is too old.
+        let oldest_kept = last - WINDOW_MAX_EVENTS as u64 + 1;
+        assert_eq!(cache.events_since(Kind::Pod, 1, None).map(|e| e.len()), Err(oldest_kept));
+        let resumed = cache.events_since(Kind::Pod, oldest_kept - 1, None).expect("within the window");
+        assert_eq!(resumed.len(), WINDOW_MAX_EVENTS);
+        assert_eq!(resumed.first().map(|e| e.revision), Some(oldest_kept));
+        assert_eq!(cache.count(Kind::Pod), WINDOW_MAX_EVENTS + extra, "the objects themselves all stay");
+    }
+
+    #[test]
+    fn events_older_than_the_fresh_duration_go_once_more_than_the_lower_bound_are_kept() {
+        let mut cache = WatchCache::default();
+        fill(&mut cache, 1, 150, SimTime::ZERO);
+        assert_eq!(cache.events_since(Kind::Pod, 0, None).map(|e| e.len()), Ok(150), "fresh: all kept");
+        fill(&mut cache, 151, 1, SimTime::ZERO.plus_ms(WINDOW_MS + 1));
+        // Stale events go until only the lower bound's 100 remain (the newest one among them).
+        let kept = cache.events_since(Kind::Pod, 0, None);
+        assert_eq!(kept.as_ref().map(|e| e.len()).map_err(|s| *s), Err(52));
+        assert_eq!(cache.events_since(Kind::Pod, 51, None).map(|e| e.len()), Ok(100));
     }
 }

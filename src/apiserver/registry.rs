@@ -85,8 +85,12 @@ pub fn for_storage(mut obj: Object) -> Arc<Object> {
     Arc::new(obj)
 }
 
-/// An object read from etcd, with its resourceVersion filled in from the key's mod revision.
+/// An object read from etcd, with its resourceVersion filled in from the key's mod revision: etcd's own
+/// value when it already carries it (every put does), a copy otherwise (a deletion's revision).
 pub fn from_storage(kv: &KeyValue) -> Arc<Object> {
+    if kv.value.resource_version() == kv.mod_revision {
+        return Arc::clone(&kv.value);
+    }
     let mut o = kv.value.as_ref().clone();
     o.meta_mut().resource_version = Some(kv.mod_revision.to_string());
     Arc::new(o)

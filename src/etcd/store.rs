@@ -26,6 +26,20 @@ pub struct Snapshot {
     pub compact_revision: u64,
 }
 
+/// The value as the apiserver's decoder reads it back: with `metadata.resourceVersion` set to the revision
+/// of its put. Real etcd holds opaque bytes and the apiserver fills the field in on every decode; doing it
+/// once, when the revision is assigned, lets the watch cache keep the very object etcd holds instead of a
+/// second copy of every revision. Nothing else reads the field here (compares use the key's revisions),
+/// and `etcdctl` prints values without it.
+fn stamped(value: &Arc<Object>, revision: u64) -> Arc<Object> {
+    if value.resource_version() == revision {
+        return Arc::clone(value);
+    }
+    let mut value = Arc::clone(value);
+    Arc::make_mut(&mut value).meta_mut().resource_version = Some(revision.to_string());
+    value
+}
+
 /// One member's MVCC store.
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -128,7 +142,7 @@ impl Store {
         let prev = self.keys.get(key).cloned();
         let kv = KeyValue {
             key: key.to_string(),
-            value: Arc::clone(value),
+            value: stamped(value, revision),
             create_revision: prev.as_ref().map_or(revision, |p| p.create_revision),
             mod_revision: revision,
             version: prev.as_ref().map_or(1, |p| p.version + 1),
@@ -275,6 +289,22 @@ mod tests {
 
     fn keys(kvs: &[KeyValue]) -> Vec<&str> {
         kvs.iter().map(|kv| kv.key.as_str()).collect()
+    }
+
+    /// A put's value reads back with its revision as resourceVersion (what the apiserver's decoder fills in),
+    /// and the history's event holds that same value rather than a copy.
+    #[test]
+    fn a_put_stamps_its_revision_into_the_value_once() {
+        let mut store = Store::new();
+        store.apply(&txn(vec![put("/registry/configmaps/default/a")]));
+        store.apply(&txn(vec![put("/registry/configmaps/default/a"), put("/registry/configmaps/default/b")]));
+        let a = store.get("/registry/configmaps/default/a").expect("stored");
+        assert_eq!((a.mod_revision, a.value.resource_version()), (3, 3));
+        assert_eq!(store.get("/registry/configmaps/default/b").map(|kv| kv.value.resource_version()), Some(3));
+        let second = &store.history[1];
+        assert_eq!(second.kv.key, "/registry/configmaps/default/a");
+        assert!(Arc::ptr_eq(&second.kv.value, &a.value), "the event shares the current value");
+        assert_eq!(second.prev.as_ref().map(|p| p.value.resource_version()), Some(2));
     }
 
     fn range_kvs(store: &mut Store, key: &str, prefix: bool) -> Vec<KeyValue> {

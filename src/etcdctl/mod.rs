@@ -600,9 +600,14 @@ fn range_kvs(r: &TxnResponse) -> impl Iterator<Item = &KeyValue> {
     })
 }
 
-/// A stored value as one line of JSON (kubeglass keeps typed objects where etcd holds protobuf bytes).
+/// A stored value as one line of JSON (kubeglass keeps typed objects where etcd holds protobuf bytes), without
+/// the resourceVersion that only the apiserver's decoder adds.
 fn value_text(kv: &KeyValue) -> String {
-    serde_json::to_string(&kv.value.to_json()).unwrap_or_default()
+    let mut json = kv.value.to_json();
+    if let Some(meta) = json.get_mut("metadata").and_then(serde_json::Value::as_object_mut) {
+        meta.remove("resourceVersion");
+    }
+    serde_json::to_string(&json).unwrap_or_default()
 }
 
 /// The `DB SIZE` etcdctl reports, estimated: bbolt's initial pages plus about 2 KiB per key.
