@@ -16,6 +16,7 @@ pub mod dns;
 pub mod etcd;
 pub mod etcdctl;
 pub mod kubectl;
+pub mod metrics;
 pub mod node;
 pub mod proxy;
 pub mod scenario;

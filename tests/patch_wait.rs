@@ -229,9 +229,38 @@ fn wait_for_delete_returns_when_the_object_is_gone() {
 }
 
 #[test]
-fn edit_says_there_is_no_editor_and_what_to_use_instead() {
-    let mut c = Cluster::new_default(5);
-    let (out, code) = kubectl(&mut c, "edit deploy web");
-    assert_eq!(code, Some(1));
-    assert!(out.starts_with("error: kubeglass has no terminal editor") && out.contains("kubectl patch"), "{out}");
+fn edit_hands_the_object_to_an_editor_and_the_edited_text_applies() {
+    let mut c = with_deploy();
+    let missing = c.kubectl("edit deploy nope", None, 60_000);
+    assert_eq!(
+        (missing.output.as_str(), missing.exit, missing.edit),
+        ("Error from server (NotFound): deployments.apps \"nope\" not found\n", Some(1), None)
+    );
+    let r = c.kubectl("edit deploy web", None, 60_000);
+    assert_eq!(r.exit, Some(1), "nothing was edited on the command line");
+    assert!(
+        r.output.starts_with("error: kubeglass has no terminal editor to open deployment.apps/web in."),
+        "{}",
+        r.output
+    );
+    assert!(r.output.contains("`kubectl get deployment.apps/web -n default -o yaml`"), "{}", r.output);
+    assert!(r.output.contains("kubectl apply -f -"), "{}", r.output);
+    let edit = r.edit.expect("an edit request");
+    assert_eq!(edit.objects, vec!["deployment.apps/web".to_string()]);
+    assert_eq!((edit.format.as_str(), edit.namespace.as_str()), ("yaml", "default"));
+    assert!(edit.text.starts_with("# Please edit the object below. Lines beginning with a '#' will be ignored,\n"));
+    assert!(!edit.text.contains("managedFields"), "{}", edit.text);
+    // What the web app does with it: the edited text goes back through apply.
+    assert!(edit.text.contains("\n  replicas: 2\n"), "{}", edit.text);
+    let edited = edit.text.replace("\n  replicas: 2\n", "\n  replicas: 3\n");
+    assert_eq!(apply(&mut c, &edited), ("deployment.apps/web configured\n".into(), Some(0)));
+    assert_eq!(get(&mut c, "get deploy web -o jsonpath={.spec.replicas}"), "3");
+    // -o json, and a bad mode.
+    let json = c.kubectl("edit deploy/web -o json", None, 60_000).edit.expect("an edit request");
+    assert_eq!(json.format, "json");
+    assert!(json.text.contains("\n{\n    \"apiVersion\": \"apps/v1\","), "{}", json.text);
+    assert_eq!(
+        kubectl(&mut c, "edit deploy web -o wide"),
+        ("error: the edit mode must be one of yaml, json, not \"wide\"\n".into(), Some(1))
+    );
 }

@@ -11,6 +11,7 @@ mod determinism;
 mod drain;
 mod edit_verbs;
 mod etcdctl;
+mod get_multi;
 mod jobs;
 mod kube_proxy;
 mod kubelet;

@@ -23,6 +23,8 @@ pub enum Stage {
     Storage,
     /// The request proxied to the pod's kubelet (`pods/log`, `pods/exec`).
     Kubelet,
+    /// The request proxied to an aggregated API server (`metrics.k8s.io` → metrics-server).
+    Aggregator,
 }
 
 impl Stage {
@@ -36,6 +38,7 @@ impl Stage {
             Stage::ValidatingAdmission => "validating admission",
             Stage::Storage => "etcd",
             Stage::Kubelet => "kubelet",
+            Stage::Aggregator => "aggregator",
         }
     }
 }

@@ -7,6 +7,7 @@
 //! Counterpart: `cmd/kube-apiserver`, `staging/src/k8s.io/apiserver`.
 
 pub mod admission;
+mod aggregator;
 pub mod audit;
 pub mod authn;
 pub mod authz;
@@ -139,6 +140,11 @@ pub struct ApiServer {
     /// Requests proxied to kubelets, by the id of the request to the kubelet.
     proxied: BTreeMap<u64, proxy::Proxied>,
     next_kubelet_id: u64,
+    /// The backend of the `v1beta1.metrics.k8s.io` APIService, when metrics-server is installed.
+    metrics_server: Option<ComponentId>,
+    /// Requests passed on to it: our request id → (client, the client's request id).
+    aggregated: BTreeMap<u64, (ComponentId, u64)>,
+    next_aggregated_id: u64,
     /// Objects admitted by creates whose etcd write is in flight, by etcd key (quota admission counts them).
     charged: BTreeMap<String, Arc<Object>>,
 }
@@ -168,6 +174,9 @@ impl ApiServer {
             kubelet_addresses: BTreeMap::new(),
             proxied: BTreeMap::new(),
             next_kubelet_id: 1,
+            metrics_server: None,
+            aggregated: BTreeMap::new(),
+            next_aggregated_id: aggregator::FIRST_ID,
             charged: BTreeMap::new(),
         }
     }
@@ -349,12 +358,17 @@ impl ApiServer {
             Payload::Etcd(EtcdMessage::WatchCanceled { watch_id, .. }) if Some(watch_id) == self.etcd_watch => {
                 self.relist(ctx)
             }
+            Payload::ConnectionRefused { request_id } if self.aggregated.contains_key(&request_id) => {
+                self.aggregated_refused(ctx, request_id)
+            }
             Payload::ConnectionRefused { request_id } => self.retry_elsewhere(ctx, request_id),
+            Payload::ApiResponse { request_id, response, .. } => self.aggregated_answer(ctx, request_id, *response),
             Payload::Kubelet(m) => self.on_kubelet(ctx, *m),
             Payload::Disconnected { peer, .. } => {
                 if self.etcd.contains(&peer) {
                     self.fail_over(ctx);
                 } else {
+                    self.aggregated_gone(ctx, peer);
                     self.kubelet_gone(ctx, peer);
                     self.cache.remove_client(peer);
                     self.log.drop_client(peer);
@@ -517,6 +531,9 @@ impl ApiServer {
         }
         if proxy::is_proxied(&req) {
             return self.proxy_start(ctx, client, request_id, req);
+        }
+        if aggregator::is_aggregated(&req) {
+            return self.aggregate(ctx, client, request_id, req);
         }
         match req.verb {
             Verb::Get | Verb::List => self.read(ctx, client, request_id, req),

@@ -185,7 +185,7 @@ impl ApiServer {
     }
 
     /// Records the stages and answers the client.
-    fn proxy_answer(
+    pub(super) fn proxy_answer(
         &mut self,
         ctx: &mut Ctx,
         client: ComponentId,
@@ -215,6 +215,9 @@ impl ApiServer {
 fn translate(p: &Proxied, reply: KubeletReply) -> (ApiResponse, bool, String) {
     match reply {
         KubeletReply::Logs(text) => (ApiResponse::Text(text), true, "200".into()),
+        KubeletReply::Metrics(_) => {
+            (ApiResponse::Error(Status::internal("unexpected metrics answer")), false, "200".into())
+        }
         KubeletReply::Exec(result) => {
             let detail = match &result.end {
                 ExecEnd::Success => "exit code 0".to_string(),

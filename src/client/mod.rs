@@ -8,4 +8,4 @@ pub mod informer;
 pub mod process;
 
 pub use conn::{ApiConn, Incoming};
-pub use process::{Api, ClientError, ProcessHost};
+pub use process::{Api, ClientError, EditRequest, ProcessHost};

@@ -23,8 +23,24 @@ pub enum ClientError {
     ConnectionReset,
 }
 
+/// What `kubectl edit` hands to whoever runs it instead of opening `$EDITOR`: the text kubectl would open
+/// (its `# Please edit the object below…` header, then the objects as YAML or JSON without
+/// `metadata.managedFields`), and the objects it names (`deployment.apps/web`). The web app opens `text` in
+/// its manifest editor and sends the result through `kubectl apply -f -`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EditRequest {
+    pub text: String,
+    /// `yaml` or `json` (`kubectl edit -o json`).
+    pub format: String,
+    /// The namespace the objects were read from (the command's `-n` or the context's).
+    pub namespace: String,
+    pub objects: Vec<String>,
+}
+
 #[derive(Default)]
 struct Shared {
+    /// Set by `kubectl edit`: see [`EditRequest`].
+    edit: Option<EditRequest>,
     now: SimTime,
     outbox: Vec<(u64, ApiRequest)>,
     responses: BTreeMap<u64, Result<ApiResponse, ClientError>>,
@@ -60,6 +76,11 @@ impl Api {
 
     pub fn now(&self) -> SimTime {
         self.shared.borrow().now
+    }
+
+    /// Asks whoever runs this process to open `request` in an editor (see [`EditRequest`]).
+    pub fn request_edit(&self, request: EditRequest) {
+        self.shared.borrow_mut().edit = Some(request);
     }
 
     /// Writes to the process's terminal output.
@@ -197,6 +218,8 @@ struct Process {
 pub struct ProcessStatus {
     pub output: String,
     pub exit: Option<i32>,
+    /// What `kubectl edit` asked to open, if it did.
+    pub edit: Option<EditRequest>,
 }
 
 /// The component that runs client processes and talks to the apiserver for them.
@@ -241,7 +264,10 @@ impl ProcessHost {
     }
 
     pub fn status(&self, pid: u64) -> Option<ProcessStatus> {
-        self.processes.get(&pid).map(|p| ProcessStatus { output: p.shared.borrow().output.clone(), exit: p.exit })
+        self.processes.get(&pid).map(|p| {
+            let shared = p.shared.borrow();
+            ProcessStatus { output: shared.output.clone(), exit: p.exit, edit: shared.edit.clone() }
+        })
     }
 
     /// Whether process `pid` has exited, and how (None: still running; unknown pids count as exited with 1).

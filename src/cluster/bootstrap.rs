@@ -41,6 +41,77 @@ subjects:
 - {apiGroup: rbac.authorization.k8s.io, kind: User, name: "system:cloud-controller-manager"}
 "#;
 
+/// The metrics-server add-on (`metricsServer: true`), as its release's `components.yaml` installs it, less
+/// the `APIService` (kubeglass routes `metrics.k8s.io` to the metrics-server process itself) and the auth
+/// delegation bindings of an extension apiserver. `--kubelet-insecure-tls` as kubeadm clusters need it.
+const METRICS_SERVER_MANIFESTS: &str = r#"
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: metrics-server, namespace: kube-system, labels: {k8s-app: metrics-server}}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: "system:aggregated-metrics-reader"
+  labels:
+    k8s-app: metrics-server
+    rbac.authorization.k8s.io/aggregate-to-admin: "true"
+    rbac.authorization.k8s.io/aggregate-to-edit: "true"
+    rbac.authorization.k8s.io/aggregate-to-view: "true"
+rules:
+- {apiGroups: [metrics.k8s.io], resources: [pods, nodes], verbs: [get, list, watch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: "system:metrics-server", labels: {k8s-app: metrics-server}}
+rules:
+- {apiGroups: [""], resources: [nodes/metrics], verbs: [get]}
+- {apiGroups: [""], resources: [pods, nodes], verbs: [get, list, watch]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: "system:metrics-server", labels: {k8s-app: metrics-server}}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "system:metrics-server"}
+subjects:
+- {kind: ServiceAccount, name: metrics-server, namespace: kube-system}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: metrics-server, namespace: kube-system, labels: {k8s-app: metrics-server}}
+spec:
+  selector: {k8s-app: metrics-server}
+  ports:
+  - {name: https, port: 443, protocol: TCP, targetPort: https}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: metrics-server, namespace: kube-system, labels: {k8s-app: metrics-server}}
+spec:
+  selector: {matchLabels: {k8s-app: metrics-server}}
+  strategy:
+    rollingUpdate: {maxUnavailable: 0}
+  template:
+    metadata: {labels: {k8s-app: metrics-server}}
+    spec:
+      priorityClassName: system-cluster-critical
+      serviceAccountName: metrics-server
+      nodeSelector: {kubernetes.io/os: linux}
+      containers:
+      - name: metrics-server
+        image: registry.k8s.io/metrics-server/metrics-server:v0.8.0
+        args:
+        - --cert-dir=/tmp
+        - --secure-port=10250
+        - --kubelet-preferred-address-types=InternalIP,ExternalIP,Hostname
+        - --kubelet-use-node-status-port
+        - --metric-resolution=15s
+        - --kubelet-insecure-tls
+        ports:
+        - {containerPort: 10250, name: https, protocol: TCP}
+        resources:
+          requests: {cpu: 100m, memory: 200Mi}
+"#;
+
 pub use crate::node::kubelet::KUBELET_VERSION;
 
 /// How long the install may take in simulated time before the cluster is handed over anyway.
@@ -55,6 +126,10 @@ pub fn install(cluster: &mut Cluster) {
     if cluster.config.cloud {
         let cloud = parse_documents(CLOUD_MANIFESTS, "bootstrap.yaml").map(|d| d.into_iter().map(|d| d.value));
         docs.extend(cloud.into_iter().flatten());
+    }
+    if cluster.config.metrics_server {
+        let ms = parse_documents(METRICS_SERVER_MANIFESTS, "bootstrap.yaml").map(|d| d.into_iter().map(|d| d.value));
+        docs.extend(ms.into_iter().flatten());
     }
     let pid = cluster.spawn(Some("kubernetes-admin"), move |api| Box::pin(create_all(api, docs)));
     cluster.run_until_exit(pid, INSTALL_LIMIT_MS);

@@ -37,6 +37,8 @@ pub struct UserConfig {
 pub struct ClusterConfig {
     pub etcd_members: u8,
     pub cloud: bool,
+    /// Whether the metrics-server add-on is installed (`kubectl top`); kubeadm does not install it.
+    pub metrics_server: bool,
     pub control_plane: NodeConfig,
     pub nodes: Vec<NodeConfig>,
     /// Users besides `kubernetes-admin` (who always exists, with a `system:masters` certificate).
@@ -48,6 +50,7 @@ impl Default for ClusterConfig {
         ClusterConfig {
             etcd_members: 1,
             cloud: false,
+            metrics_server: false,
             control_plane: NodeConfig::worker("controlplane"),
             nodes: vec![NodeConfig::worker("node01"), NodeConfig::worker("node02")],
             users: Vec::new(),

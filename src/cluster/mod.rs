@@ -20,12 +20,13 @@ use crate::api::Credentials;
 use crate::apiserver::authn::Authenticator;
 use crate::apiserver::ApiServer;
 use crate::client::process::ProcessStatus;
-use crate::client::{Api, ProcessHost};
+use crate::client::{Api, EditRequest, ProcessHost};
 use crate::controllers::cloud::Cloud;
 use crate::controllers::ControllerManager;
 use crate::dns::CoreDns;
 use crate::etcd::member::EtcdMember;
 use crate::kubectl::kubeconfig::{context_name, Kubeconfig, KubeconfigFile};
+use crate::metrics::MetricsServer;
 use crate::node::systemd::Systemd;
 use crate::node::units::{self, Unit};
 use crate::node::{Containerd, Kubelet, KubeletConfig};
@@ -49,6 +50,7 @@ pub enum Component {
     Containerd(Box<Containerd>),
     KubeProxy(Box<KubeProxy>),
     CoreDns(Box<CoreDns>),
+    MetricsServer(Box<MetricsServer>),
     /// systemd's restart jobs for the nodes' services.
     Systemd(Box<Systemd>),
     /// Runs client programs: the person's kubectl, kubeadm at install time.
@@ -72,6 +74,7 @@ impl Component {
             Component::Containerd(c) => c.on_message(ctx, from, payload),
             Component::KubeProxy(p) => p.on_message(ctx, payload),
             Component::CoreDns(d) => d.on_message(ctx, payload),
+            Component::MetricsServer(m) => m.on_message(ctx, from, payload),
             Component::Host(h) => h.on_message(ctx, payload),
             Component::Systemd(_) | Component::Idle => {}
         }
@@ -87,6 +90,7 @@ impl Component {
             Component::Containerd(c) => c.on_timer(ctx, token),
             Component::KubeProxy(p) => p.on_timer(ctx, token),
             Component::CoreDns(d) => d.on_timer(ctx, token),
+            Component::MetricsServer(m) => m.on_timer(ctx, token),
             Component::Host(h) => h.on_timer(ctx, token),
             Component::Systemd(s) => s.on_timer(ctx, token),
             Component::Idle => {}
@@ -103,6 +107,7 @@ impl Component {
             Component::Containerd(c) => c.on_start(ctx),
             Component::KubeProxy(p) => p.on_start(ctx),
             Component::CoreDns(d) => d.on_start(ctx),
+            Component::MetricsServer(m) => m.on_start(ctx),
             Component::Host(_) | Component::Systemd(_) | Component::Idle => {}
         }
     }
@@ -122,13 +127,15 @@ struct Placement {
 }
 
 /// The output and exit code of a finished command.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CommandResult {
     pub output: String,
     /// None when the command was still running at its time limit.
     pub exit: Option<i32>,
     /// The chain of messages the command started (its numbered data-flow steps).
     pub chain: u64,
+    /// `kubectl edit`: the text to open in an editor instead of a terminal one (see [`EditRequest`]).
+    pub edit: Option<EditRequest>,
 }
 
 /// A whole simulated cluster.
@@ -216,6 +223,7 @@ impl Cluster {
         }
         let nodes: Vec<NodeConfig> = c.config.all_nodes().cloned().collect();
         let total = nodes.len();
+        let mut kubelets = BTreeMap::new();
         let shared = node_files::SharedFiles::new(crate::kubectl::SERVER);
         for (index, node) in nodes.iter().enumerate() {
             let name = &node.name;
@@ -263,10 +271,18 @@ impl Cluster {
             if let Component::ApiServer(a) = &mut c.components[c.apiserver.0 as usize] {
                 a.add_kubelet_address(&cfg.node_ip, kubelet);
             }
+            kubelets.insert(cfg.node_ip.clone(), kubelet);
             c.components[kubelet.0 as usize] = Component::Kubelet(Box::new(Kubelet::new(c.apiserver, containerd, cfg)));
         }
         let dns = c.reserve("coredns", "addon", None);
         c.components[dns.0 as usize] = Component::CoreDns(Box::new(CoreDns::new(c.apiserver)));
+        if c.config.metrics_server {
+            let ms = c.reserve("metrics-server", "addon", None);
+            c.components[ms.0 as usize] = Component::MetricsServer(Box::new(MetricsServer::new(c.apiserver, kubelets)));
+            if let Component::ApiServer(a) = &mut c.components[c.apiserver.0 as usize] {
+                a.set_metrics_server(ms);
+            }
+        }
         c.kubectl = c.reserve("kubectl", "client", None);
         c.components[c.kubectl.0 as usize] = Component::Host(Box::new(ProcessHost::new(c.apiserver)));
         c.shell_host(&cp);
@@ -340,6 +356,7 @@ impl Cluster {
         }
         a.add_service_account(crate::proxy::TOKEN, "kube-system", "kube-proxy");
         a.add_service_account(crate::dns::TOKEN, "kube-system", "coredns");
+        a.add_service_account(crate::metrics::server::TOKEN, "kube-system", "metrics-server");
         a
     }
 
@@ -674,12 +691,13 @@ impl Cluster {
     fn run_host_until_exit(&mut self, host: ComponentId, (pid, chain): (u64, u64), limit_ms: u64) -> CommandResult {
         let deadline = self.kernel.now().plus_ms(limit_ms);
         loop {
-            let status = self
-                .host_at(host)
-                .and_then(|h| h.status(pid))
-                .unwrap_or(ProcessStatus { output: String::new(), exit: Some(1) });
+            let status = self.host_at(host).and_then(|h| h.status(pid)).unwrap_or(ProcessStatus {
+                output: String::new(),
+                exit: Some(1),
+                edit: None,
+            });
             if status.exit.is_some() {
-                return CommandResult { output: status.output, exit: status.exit, chain };
+                return CommandResult { output: status.output, exit: status.exit, chain, edit: status.edit };
             }
             match self.kernel.next_time() {
                 Some(t) if t <= deadline => {
@@ -687,7 +705,7 @@ impl Cluster {
                 }
                 _ => {
                     self.kernel.advance_to(deadline);
-                    return CommandResult { output: status.output, exit: None, chain };
+                    return CommandResult { output: status.output, exit: None, chain, edit: status.edit };
                 }
             }
         }
@@ -698,14 +716,14 @@ impl Cluster {
     /// node's files wake the processes watching them.
     pub fn shell(&mut self, node: &str, line: &str, limit_ms: u64) -> CommandResult {
         if !self.config.all_nodes().any(|n| n.name == node) {
-            return CommandResult { output: format!("unknown node {node:?}\n"), exit: Some(1), chain: 0 };
+            return CommandResult { output: format!("unknown node {node:?}\n"), exit: Some(1), ..Default::default() };
         }
         let chain = self.kernel.new_chain();
         let mut access = node_shell::NodeShell::new(self, node, chain, limit_ms);
         let outcome = crate::node::shell::run_line(&mut access, line);
         let chain = access.last_chain();
         self.deliver_fs_events(node, chain);
-        CommandResult { output: outcome.text(), exit: Some(outcome.exit), chain }
+        CommandResult { output: outcome.text(), exit: Some(outcome.exit), chain, edit: None }
     }
 
     /// Wakes the processes watching what changed on `node`'s filesystem (inotify).
@@ -788,13 +806,17 @@ impl Cluster {
         spawned
             .iter()
             .map(|&(pid, chain)| {
-                let status = self.process_status(pid).unwrap_or(ProcessStatus { output: String::new(), exit: Some(1) });
+                let status = self.process_status(pid).unwrap_or(ProcessStatus {
+                    output: String::new(),
+                    exit: Some(1),
+                    edit: None,
+                });
                 if status.exit.is_some() {
                     if let Component::Host(h) = &mut self.components[self.kubectl.0 as usize] {
                         h.forget(pid);
                     }
                 }
-                CommandResult { output: status.output, exit: status.exit, chain }
+                CommandResult { output: status.output, exit: status.exit, chain, edit: status.edit }
             })
             .collect()
     }
@@ -817,6 +839,11 @@ impl Cluster {
         let spawned = self.spawn(None, move |api| Box::pin(crate::kubectl::run(api, inv)));
         self.refresh_context();
         spawned
+    }
+
+    /// What `kubectl edit` process `pid` asked to open in an editor (None for any other command or pid).
+    pub fn edit_request(&self, pid: u64) -> Option<crate::client::EditRequest> {
+        self.process_status(pid).and_then(|s| s.edit)
     }
 
     /// The output a process wrote since the last call.

@@ -120,7 +120,7 @@ impl Cluster {
 
     /// `iptables-save` with its arguments (`-t nat`, `--table=filter`), as the node shell runs it.
     pub fn iptables_save_command(&self, node: &str, args: &[&str]) -> CommandResult {
-        let fail = |output: String| CommandResult { output, exit: Some(1), chain: 0 };
+        let fail = |output: String| CommandResult { output, exit: Some(1), ..Default::default() };
         let mut table = None;
         let mut i = 0;
         while i < args.len() {
@@ -148,7 +148,7 @@ impl Cluster {
             return fail(format!("unknown node {node:?}\n"));
         }
         match self.iptables_save(node, table) {
-            Some(output) => CommandResult { output, exit: Some(0), chain: 0 },
+            Some(output) => CommandResult { output, exit: Some(0), ..Default::default() },
             None => fail(format!("Table `{}' does not exist\n", table.unwrap_or(""))),
         }
     }
@@ -161,13 +161,13 @@ impl Cluster {
     /// `curl` on `node`, with where the connection went.
     pub fn curl_report(&mut self, node: &str, args: &[&str]) -> CurlReport {
         let mut report = CurlReport {
-            result: CommandResult { output: String::new(), exit: Some(0), chain: 0 },
+            result: CommandResult { exit: Some(0), ..Default::default() },
             rules: Vec::new(),
             answered_by: None,
             destination: None,
         };
         let done = |mut report: CurlReport, output: String, exit: i32| {
-            report.result = CommandResult { output, exit: Some(exit), chain: 0 };
+            report.result = CommandResult { output, exit: Some(exit), ..Default::default() };
             report
         };
         let Some(from) = self.node_index(node) else {

@@ -97,6 +97,9 @@ const BOOL_FLAGS: &[&str] = &[
     "expose",
     "save-config",
     "ignore-not-found",
+    "show-kind",
+    "containers",
+    "sum",
 ];
 
 /// Flags that may be given without a value, and the value they then take (pflag's `NoOptDefVal`).

@@ -156,6 +156,9 @@ mod tests {
     }
 }
 
+/// The error when `TYPE/NAME` words are mixed with plain ones.
+pub const TYPE_AND_TYPE_NAME: &str = "there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'";
+
 /// The objects a command names (`TYPE NAME…`, `TYPE/NAME…`, or `TYPE` with `-l`/`--all`), fetched as
 /// kubectl's resource builder fetches them: one GET per name, or one LIST. Objects that could not be fetched
 /// become error lines, which kubectl prints after handling the rest.
@@ -180,7 +183,7 @@ pub async fn targets(ctx: &Context, words: &[String], missing: &str) -> Result<T
     if first.contains('/') {
         for w in words {
             let Some((t, n)) = w.split_once('/') else {
-                return Err(error("there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'"));
+                return Err(error(TYPE_AND_TYPE_NAME));
             };
             pairs.push((super::resource(t)?, n.to_string()));
         }
@@ -188,7 +191,7 @@ pub async fn targets(ctx: &Context, words: &[String], missing: &str) -> Result<T
         let info = super::resource(first)?;
         for n in &words[1..] {
             if n.contains('/') {
-                return Err(error("there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'"));
+                return Err(error(TYPE_AND_TYPE_NAME));
             }
             pairs.push((info, n.clone()));
         }

@@ -1,75 +1,144 @@
 //! `kubectl get`: one object or a list, from one namespace or all, filtered by label and field
 //! selectors, printed as a table (`-o wide`, `--show-labels`, `--no-headers`) or as yaml, json or names.
+//! Several types (`get pv,pvc`, `get all`, `get deploy/web svc/web`) print one table per type, a blank
+//! line between them, and `kind/name` names once the objects found are of more than one kind.
 
 use std::sync::Arc;
 
-use crate::api::{ApiResponse, Object, Verb};
+use crate::api::{ApiResponse, Object, ResourceInfo, Verb, RESOURCES};
 
 use super::printers;
 use super::{resource, Context, Failure};
 
+/// What one `kubectl get` asks for: resource types in order, each with the names asked (none: a listing).
+type Targets = Vec<(&'static ResourceInfo, Vec<String>)>;
+
+/// Splits the arguments after `get` as kubectl's resource builder does: `TYPE[,TYPE…] [NAME…]` or only
+/// `TYPE/NAME` words; `all` is the category of workload types.
+fn targets(words: &[String]) -> Result<Targets, Failure> {
+    let slashed = words.iter().filter(|w| w.contains('/')).count();
+    if slashed > 0 && slashed != words.len() {
+        return Err(super::common::error(super::common::TYPE_AND_TYPE_NAME));
+    }
+    let mut out: Targets = Vec::new();
+    if slashed > 0 {
+        for word in words {
+            let parts: Vec<&str> = word.split('/').collect();
+            if parts.len() != 2 {
+                return Err(Failure("error: arguments in resource/name form may not have more than one slash".into()));
+            }
+            let (type_name, name) = (parts[0], parts[1]);
+            if type_name.is_empty() || name.is_empty() || type_name.contains(',') {
+                return Err(Failure(
+                    "error: arguments in resource/name form must have a single resource and name".into(),
+                ));
+            }
+            let info = resource(type_name)?;
+            match out.last_mut() {
+                Some((last, names)) if std::ptr::eq(*last, info) => names.push(name.to_string()),
+                _ => out.push((info, vec![name.to_string()])),
+            }
+        }
+        return Ok(out);
+    }
+    let names = words[1..].to_vec();
+    for type_name in words[0].split(',').filter(|t| !t.is_empty()) {
+        let infos: Vec<&'static ResourceInfo> = if type_name.eq_ignore_ascii_case("all") {
+            RESOURCES.iter().filter(|r| r.in_all).collect()
+        } else {
+            vec![resource(type_name)?]
+        };
+        for info in infos {
+            if !out.iter().any(|(seen, _)| std::ptr::eq(*seen, info)) {
+                out.push((info, names.clone()));
+            }
+        }
+    }
+    Ok(out)
+}
+
 pub async fn get(ctx: &Context) -> Result<(), Failure> {
     let words = &ctx.args.positional[1..];
-    let Some(first) = words.first() else {
+    if words.is_empty() {
         return Err(Failure(
             "You must specify the type of resource to get. Use \"kubectl api-resources\" for a complete list of supported resources.\n\nerror: Required resource not specified.\nUse \"kubectl explain <resource>\" for a detailed description of that resource (e.g. kubectl explain pods).\nSee 'kubectl get -h' for help and examples".into(),
         ));
-    };
-    let (type_name, names): (String, Vec<String>) = match first.split_once('/') {
-        Some((t, n)) => (t.to_string(), std::iter::once(n.to_string()).chain(words[1..].iter().cloned()).collect()),
-        None => (first.clone(), words[1..].to_vec()),
-    };
-    let info = resource(&type_name)?;
+    }
+    let targets = targets(words)?;
+    let format = printers::output::OutputFormat::parse(ctx.args.get(&["o", "output"]).unwrap_or(""))
+        .map_err(|e| Failure(format!("error: {e}")))?;
     let ns = ctx.namespace();
-    let all = ctx.all_namespaces() && names.is_empty();
-    let namespace = if all || !info.namespaced { None } else { Some(ns.as_str()) };
-    let mut objects: Vec<Arc<Object>> = Vec::new();
+    let named = targets.iter().any(|(_, names)| !names.is_empty());
+    let all = ctx.all_namespaces() && !named;
+    // (type, object) in the order kubectl's builder visits them.
+    let mut found: Vec<(&'static ResourceInfo, Arc<Object>)> = Vec::new();
     let mut errors = Vec::new();
-    if names.is_empty() {
-        let mut req = ctx.request(Verb::List, info).namespace(namespace);
-        req.params.label_selector = ctx.args.get(&["l", "selector"]).map(str::to_string);
-        req.params.field_selector = ctx.args.get(&["field-selector"]).map(str::to_string);
-        if let ApiResponse::List { items, .. } = ctx.call(req).await? {
-            objects = items;
-        }
-    } else {
-        for name in &names {
-            let req = ctx.request(Verb::Get, info).namespace(namespace).name(name);
-            match ctx.call(req).await {
-                Ok(ApiResponse::Object(o)) => objects.push(o),
-                Ok(_) => {}
-                Err(Failure(line)) => errors.push(line),
+    for (info, names) in &targets {
+        let namespace = if all || !info.namespaced { None } else { Some(ns.as_str()) };
+        if names.is_empty() {
+            let mut req = ctx.request(Verb::List, info).namespace(namespace);
+            req.params.label_selector = ctx.args.get(&["l", "selector"]).map(str::to_string);
+            req.params.field_selector = ctx.args.get(&["field-selector"]).map(str::to_string);
+            if let ApiResponse::List { items, .. } = ctx.call(req).await? {
+                found.extend(items.into_iter().map(|o| (*info, o)));
+            }
+        } else {
+            for name in names {
+                let req = ctx.request(Verb::Get, info).namespace(namespace).name(name);
+                match ctx.call(req).await {
+                    Ok(ApiResponse::Object(o)) => found.push((*info, o)),
+                    Ok(_) => {}
+                    Err(Failure(line)) => errors.push(line),
+                }
             }
         }
     }
     if let Some(field) = ctx.args.get(&["sort-by"]) {
-        objects = sort_by(objects, field)?;
+        found = sort_by(found, field)?;
     }
-    let format = printers::output::OutputFormat::parse(ctx.args.get(&["o", "output"]).unwrap_or(""))
-        .map_err(|e| Failure(format!("error: {e}")))?;
-    if objects.is_empty() && names.is_empty() {
-        ctx.api.print(&printers::table::no_resources_found(namespace));
-    } else if !objects.is_empty() {
-        let label_columns = ctx
+    if found.is_empty() && !named {
+        // kubectl names the namespace unless every type asked is cluster-scoped or -A was given.
+        let namespaced = !all && targets.iter().any(|(info, _)| info.namespaced);
+        ctx.api.print(&printers::table::no_resources_found(namespaced.then_some(ns.as_str())));
+    } else if !found.is_empty() {
+        let label_columns: Vec<String> = ctx
             .args
             .all(&["L", "label-columns"])
             .iter()
             .flat_map(|v| v.split(',').map(str::to_string).collect::<Vec<_>>())
             .collect();
-        let opts = printers::output::PrintOptions {
-            single: names.len() == 1,
-            no_headers: ctx.args.has(&["no-headers"]),
+        let single = targets.len() == 1 && targets[0].1.len() == 1;
+        let show_kind = ctx.args.has(&["show-kind"]) || found.iter().any(|(info, _)| !std::ptr::eq(*info, found[0].0));
+        let no_headers = ctx.args.has(&["no-headers"]);
+        let opts = |info: &ResourceInfo| printers::output::PrintOptions {
+            single,
+            no_headers,
             show_managed_fields: ctx.args.has(&["show-managed-fields"]),
             get: printers::get::GetOptions {
                 wide: false,
                 all_namespaces: all && info.namespaced,
-                show_kind: false,
+                show_kind,
                 show_labels: ctx.args.has(&["show-labels"]),
-                label_columns,
+                label_columns: label_columns.clone(),
             },
         };
-        let text = printers::output::print_objects(info.kind, &objects, &format, ctx.api.now(), &opts)
-            .map_err(|e| Failure(format!("error: {e}")))?;
+        let text = if matches!(format, printers::output::OutputFormat::Table | printers::output::OutputFormat::Wide) {
+            // One table per run of objects of one type, laid out on its own, a blank line between them.
+            let wide = format == printers::output::OutputFormat::Wide;
+            let mut tables = Vec::new();
+            for run in found.chunk_by(|a, b| std::ptr::eq(a.0, b.0)) {
+                let info = run[0].0;
+                let objects: Vec<Arc<Object>> = run.iter().map(|(_, o)| o.clone()).collect();
+                let mut get = opts(info).get;
+                get.wide = wide;
+                tables.push(printers::get::get_table(info.kind, &objects, ctx.api.now(), &get));
+            }
+            printers::render_tables(&tables, no_headers)
+        } else {
+            let objects: Vec<Arc<Object>> = found.iter().map(|(_, o)| o.clone()).collect();
+            printers::output::print_objects(found[0].0.kind, &objects, &format, ctx.api.now(), &opts(found[0].0))
+                .map_err(|e| Failure(format!("error: {e}")))?
+        };
         ctx.api.print(&text);
     }
     match errors.pop() {
@@ -85,11 +154,11 @@ pub async fn get(ctx: &Context) -> Result<(), Failure> {
 
 /// `--sort-by=<jsonpath>`: objects ordered by the field's value (numbers numerically, anything else as text,
 /// which orders RFC 3339 timestamps by time); objects without the field come first, as kubectl puts them.
-fn sort_by(objects: Vec<Arc<Object>>, field: &str) -> Result<Vec<Arc<Object>>, Failure> {
+fn sort_by<T>(objects: Vec<(T, Arc<Object>)>, field: &str) -> Result<Vec<(T, Arc<Object>)>, Failure> {
     let template = if field.starts_with('{') { field.to_string() } else { format!("{{{field}}}") };
     let path = printers::jsonpath::JsonPath::parse(&template).map_err(|e| Failure(format!("error: {e}")))?;
-    let mut keyed: Vec<(String, Arc<Object>)> =
-        objects.into_iter().map(|o| (path.execute(&o.to_json(), true).unwrap_or_default(), o)).collect();
+    let mut keyed: Vec<(String, (T, Arc<Object>))> =
+        objects.into_iter().map(|o| (path.execute(&o.1.to_json(), true).unwrap_or_default(), o)).collect();
     if !keyed.is_empty() && keyed.iter().all(|(k, _)| k.is_empty()) {
         return Err(Failure(format!("error: couldn't find any field with path {template:?} in the list of objects")));
     }

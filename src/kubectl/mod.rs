@@ -11,6 +11,7 @@ pub mod create;
 pub mod delete;
 pub mod describe;
 pub mod drain;
+pub mod edit;
 pub mod events;
 pub mod exec;
 pub mod explain;
@@ -136,7 +137,7 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
         "top" => top::top(&ctx),
         "patch" => patch::patch(&ctx).await,
         "replace" => replace::replace(&ctx).await,
-        "edit" => replace::edit(&ctx),
+        "edit" => edit::edit(&ctx).await,
         "wait" => wait::wait(&ctx).await,
         "config" => config::config(&ctx),
         "auth" => auth::auth(&ctx).await,

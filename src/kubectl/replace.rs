@@ -54,12 +54,3 @@ pub async fn replace(ctx: &Context) -> Result<(), Failure> {
     }
     errors.finish()
 }
-
-/// `kubectl edit`: real kubectl opens `$EDITOR` on the object; kubeglass has no terminal editor.
-pub fn edit(ctx: &Context) -> Result<(), Failure> {
-    let what = ctx.args.operands(1).join(" ");
-    let target = if what.is_empty() { "an object".to_string() } else { what };
-    Err(common::error(format!(
-        "kubeglass has no terminal editor, so kubectl edit cannot open {target}; change it with kubectl apply -f -, kubectl patch, kubectl set, kubectl label or kubectl scale instead"
-    )))
-}

@@ -14,8 +14,9 @@ pub mod shell;
 pub mod static_pods;
 pub mod systemd;
 pub mod units;
+pub mod usage;
 pub mod volumes;
 
-pub use kubelet::server::{KubeletCall, KubeletMessage, KubeletReply, LogOptions};
+pub use kubelet::server::{KubeletCall, KubeletMessage, KubeletReply, LogOptions, ResourceMetrics};
 pub use kubelet::{Kubelet, KubeletConfig};
 pub use runtime::Containerd;

@@ -52,6 +52,8 @@ pub struct ClusterSpec {
     pub etcd_members: u8,
     /// Whether cloud-controller-manager runs.
     pub cloud: bool,
+    /// Whether the metrics-server add-on is installed.
+    pub metrics_server: bool,
     pub control_plane: NodeSpec,
     /// The worker nodes.
     pub nodes: Vec<NodeSpec>,
@@ -241,6 +243,7 @@ pub enum Component {
     Scheduler,
     ControllerManager,
     CloudControllerManager,
+    MetricsServer,
     /// The whole machine (`node01`).
     Machine(String),
     Kubelet(String),
@@ -264,6 +267,12 @@ impl Component {
             "cloud-controller-manager" => {
                 return Err(
                     "cloud-controller-manager does not run in this cluster (set spec.cluster.cloud: true)".into()
+                )
+            }
+            "metrics-server" if cluster.metrics_server => return Ok(Component::MetricsServer),
+            "metrics-server" => {
+                return Err(
+                    "metrics-server is not installed in this cluster (set spec.cluster.metricsServer: true)".into()
                 )
             }
             _ => {}
@@ -293,7 +302,12 @@ impl Component {
         if cluster.node(name).is_some() {
             return Ok(Component::Machine(name.into()));
         }
-        let cloud = if cluster.cloud { ", cloud-controller-manager" } else { "" };
+        let cloud = match (cluster.cloud, cluster.metrics_server) {
+            (true, true) => ", cloud-controller-manager, metrics-server",
+            (true, false) => ", cloud-controller-manager",
+            (false, true) => ", metrics-server",
+            (false, false) => "",
+        };
         Err(format!(
             "unknown component {name:?}: expected kube-apiserver, etcd, {member_range}, kube-scheduler, \
              kube-controller-manager{cloud}, a node (the machine: {nodes}) or {NODE_PARTS}"
@@ -307,6 +321,7 @@ impl Default for ClusterSpec {
         ClusterSpec {
             etcd_members: 1,
             cloud: false,
+            metrics_server: false,
             control_plane: NodeSpec::new("controlplane"),
             nodes: vec![NodeSpec::new("node01"), NodeSpec::new("node02")],
             users: Vec::new(),
@@ -407,6 +422,7 @@ struct RawSpec {
 struct RawCluster {
     etcd_members: Option<i64>,
     cloud: Option<bool>,
+    metrics_server: Option<bool>,
     control_plane: Option<RawNode>,
     nodes: Option<Vec<RawNode>>,
     users: Option<Vec<RawUser>>,
@@ -751,7 +767,14 @@ impl Checker<'_> {
             None => Vec::new(),
             Some(list) => self.users(list)?,
         };
-        Ok(ClusterSpec { etcd_members, cloud: raw.cloud.unwrap_or(false), control_plane, nodes, users })
+        Ok(ClusterSpec {
+            etcd_members,
+            cloud: raw.cloud.unwrap_or(false),
+            metrics_server: raw.metrics_server.unwrap_or(false),
+            control_plane,
+            nodes,
+            users,
+        })
     }
 
     fn node(&self, raw: RawNode, path: &str, default_name: Option<&str>) -> Result<NodeSpec, ScenarioError> {
@@ -1084,7 +1107,12 @@ impl Checker<'_> {
 fn is_component_name(name: &str) -> bool {
     matches!(
         name,
-        "kube-apiserver" | "etcd" | "kube-scheduler" | "kube-controller-manager" | "cloud-controller-manager"
+        "kube-apiserver"
+            | "etcd"
+            | "kube-scheduler"
+            | "kube-controller-manager"
+            | "cloud-controller-manager"
+            | "metrics-server"
     ) || name.strip_prefix("etcd-").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
@@ -1224,6 +1252,9 @@ fn cluster_lines(c: &ClusterSpec) -> Vec<String> {
     }
     if c.cloud {
         lines.push("cloud: true".into());
+    }
+    if c.metrics_server {
+        lines.push("metricsServer: true".into());
     }
     if c.control_plane != default.control_plane {
         lines.push("controlPlane:".into());

@@ -81,6 +81,7 @@ pub fn cluster_config(s: &Scenario) -> ClusterConfig {
     ClusterConfig {
         etcd_members: s.cluster.etcd_members,
         cloud: s.cluster.cloud,
+        metrics_server: s.cluster.metrics_server,
         control_plane: node(&s.cluster.control_plane),
         nodes: s.cluster.nodes.iter().map(node).collect(),
         users: s

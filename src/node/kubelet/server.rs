@@ -21,6 +21,7 @@ use crate::api::{ExecEnd, ExecResult};
 use crate::node::container_output::rfc3339_nano;
 use crate::node::exec::{DnsConfig, Env};
 use crate::node::runtime::{Container, ContainerState, CriCall, CriReply};
+use crate::node::usage::{self, Usage};
 use crate::sim::time::parse_rfc3339;
 use crate::sim::{ComponentId, Ctx, Payload, SimTime};
 
@@ -58,8 +59,32 @@ pub enum KubeletMessage {
 /// What kube-apiserver asks a kubelet.
 #[derive(Debug, Clone, PartialEq)]
 pub enum KubeletCall {
-    ContainerLogs { namespace: String, pod: String, container: String, options: LogOptions },
-    Exec { namespace: String, pod: String, container: String, command: Vec<String>, stdin: Option<String>, tty: bool },
+    ContainerLogs {
+        namespace: String,
+        pod: String,
+        container: String,
+        options: LogOptions,
+    },
+    Exec {
+        namespace: String,
+        pod: String,
+        container: String,
+        command: Vec<String>,
+        stdin: Option<String>,
+        tty: bool,
+    },
+    /// `GET /metrics/resource`: what the node and its running containers use (metrics-server's scrape).
+    ResourceMetrics,
+}
+
+/// The answer to `/metrics/resource` (the Prometheus text's samples, as data): the node's usage and each
+/// running container's, measured at `at`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ResourceMetrics {
+    pub at: SimTime,
+    pub node: Usage,
+    /// (namespace, pod, container, usage), in the kubelet's order (by pod uid, then container).
+    pub containers: Vec<(String, String, String, Usage)>,
 }
 
 /// The query of a `containerLogs` request.
@@ -83,6 +108,8 @@ pub enum KubeletReply {
     Exec(ExecResult),
     /// An HTTP error with a plain-text body.
     Error { code: u16, body: String },
+    /// 200 and the resource metrics.
+    Metrics(Box<ResourceMetrics>),
 }
 
 impl KubeletCall {
@@ -117,21 +144,23 @@ impl KubeletCall {
                 format!("/containerLogs/{namespace}/{pod}/{container}{q}")
             }
             KubeletCall::Exec { namespace, pod, container, .. } => format!("/exec/{namespace}/{pod}/{container}"),
+            KubeletCall::ResourceMetrics => "/metrics/resource".to_string(),
         }
     }
 
     pub fn method(&self) -> &'static str {
         match self {
-            KubeletCall::ContainerLogs { .. } => "GET",
+            KubeletCall::ContainerLogs { .. } | KubeletCall::ResourceMetrics => "GET",
             KubeletCall::Exec { .. } => "POST",
         }
     }
 
-    fn pod_ref(&self) -> String {
+    fn pod_ref(&self) -> Option<String> {
         match self {
             KubeletCall::ContainerLogs { namespace, pod, .. } | KubeletCall::Exec { namespace, pod, .. } => {
-                format!("pods {namespace}/{pod}")
+                Some(format!("pods {namespace}/{pod}"))
             }
+            KubeletCall::ResourceMetrics => None,
         }
     }
 }
@@ -142,11 +171,14 @@ impl KubeletMessage {
         match self {
             KubeletMessage::Request { call, .. } => {
                 let path = call.path();
-                let path = path.split('?').next().unwrap_or(&path).split('/').nth(1).unwrap_or("").to_string();
-                format!("{} /{path}", call.method())
+                let path = match call {
+                    KubeletCall::ResourceMetrics => path,
+                    _ => format!("/{}", path.split('?').next().unwrap_or(&path).split('/').nth(1).unwrap_or("")),
+                };
+                format!("{} {path}", call.method())
             }
             KubeletMessage::Reply { reply, .. } => match reply {
-                KubeletReply::Logs(_) => "200 OK".into(),
+                KubeletReply::Logs(_) | KubeletReply::Metrics(_) => "200 OK".into(),
                 KubeletReply::Exec(_) => "101 Switching Protocols".into(),
                 KubeletReply::Error { code, .. } => format!("{code} {}", http_reason(*code)),
             },
@@ -156,7 +188,7 @@ impl KubeletMessage {
 
     pub fn object_ref(&self) -> Option<String> {
         match self {
-            KubeletMessage::Request { call, .. } => Some(call.pod_ref()),
+            KubeletMessage::Request { call, .. } => call.pod_ref(),
             _ => None,
         }
     }
@@ -197,10 +229,29 @@ impl Kubelet {
                 let call = CriCall::ExecSync { id: String::new(), cmd: command, stdin, tty };
                 self.exec(ctx, (from, id), &format!("{namespace}/{pod}"), &container, call)
             }
+            KubeletCall::ResourceMetrics => Some(KubeletReply::Metrics(Box::new(self.resource_metrics(ctx.now)))),
         };
         if let Some(reply) = answer {
             ctx.send(from, Payload::Kubelet(Box::new(KubeletMessage::Reply { id, reply })));
         }
+    }
+
+    /// `GET /metrics/resource`: the running containers of the pods this kubelet runs, as the usage model has
+    /// them (the real kubelet asks the runtime for the cgroups' counters), and the node's total.
+    fn resource_metrics(&self, now: SimTime) -> ResourceMetrics {
+        let mut out = ResourceMetrics { at: now, ..ResourceMetrics::default() };
+        out.node = usage::node_overhead(&self.cfg.node.name, self.cfg.control_plane, now);
+        if !self.runtime_up {
+            return out;
+        }
+        for c in self.containers.values().filter(|c| c.state == ContainerState::Running) {
+            let Some(worker) = self.workers.get(&c.pod_uid) else { continue };
+            let used = usage::container_usage(&worker.pod, &c.name, &c.image, now);
+            out.node.add(used);
+            let (namespace, pod) = worker.key.split_once('/').unwrap_or(("", &worker.key));
+            out.containers.push((namespace.to_string(), pod.to_string(), c.name.clone(), used));
+        }
+        out
     }
 
     /// The pod `namespace/name` as the kubelet's pod manager knows it, with its uid.
