@@ -25,6 +25,7 @@ mod rollout;
 mod scenarios;
 mod scheduler;
 mod statefulset;
+mod top;
 mod view;
 mod volumes;
 mod watch;

@@ -8,9 +8,10 @@
 //! Counterpart: `pkg/controller/podautoscaler/horizontal.go`, `replica_calculator.go`,
 //! `metrics/utilization.go`.
 //!
-//! Usage model (standing in for metrics-server, which kubeglass does not run): a pod's usage of `cpu`
-//! (`memory`) is its annotation `kubeglass.dev/cpu-usage` (`kubeglass.dev/memory-usage`), a quantity such as
-//! `250m` (`300Mi`), when it has one; otherwise, when the scale target carries `kubeglass.dev/cpu-load`
+//! Usage model (the controller reads it directly rather than through metrics-server, which kubeglass only
+//! runs when asked): a pod's usage of `cpu` (`memory`) is its annotation `kubeglass.dev/cpu-usage`
+//! (`kubeglass.dev/memory-usage`), a quantity such as `250m` (`300Mi`), read as the kubelet reads it for
+//! `/metrics/resource` ([`crate::node::usage`], so `kubectl top` shows the same figure), when it has one; otherwise, when the scale target carries `kubeglass.dev/cpu-load`
 //! (`kubeglass.dev/memory-load`), that total is shared evenly by the target's Running pods, as a load
 //! balancer would share a steady load; a pod with neither has no metrics yet. The arithmetic is the real
 //! one: utilization = usage × 100 / requests over the pods with metrics (integer percent), ratio =
@@ -57,11 +58,6 @@ const CPU_INITIALIZATION_MS: u64 = 300_000;
 const INITIAL_READINESS_DELAY_MS: u64 = 30_000;
 /// The window of one metric sample.
 const METRIC_WINDOW_MS: u64 = 15_000;
-
-/// A pod's own usage annotation: `kubeglass.dev/cpu-usage`.
-pub fn usage_annotation(resource: &str) -> String {
-    format!("kubeglass.dev/{resource}-usage")
-}
 
 /// The target's load annotation, shared by its running pods: `kubeglass.dev/cpu-load`.
 pub fn load_annotation(resource: &str) -> String {
@@ -275,12 +271,7 @@ fn sample(pod: &Pod, resource: &str, load: Option<i64>, running: i64) -> PodSamp
         .find(|c| c.type_ == "Ready")
         .map(|c| (c.status == "True", sim_time(c.last_transition_time.as_ref()).unwrap_or(SimTime::ZERO)));
     let phase = status.phase.clone().unwrap_or_default();
-    let own = pod
-        .metadata
-        .annotations
-        .as_ref()
-        .and_then(|a| a.get(&usage_annotation(resource)))
-        .and_then(|v| quantity_milli(v));
+    let own = crate::node::usage::annotated_milli(pod, resource);
     let usage = match (own, load) {
         (Some(u), _) => Some(u),
         (None, Some(total)) if phase == "Running" && pod.metadata.deletion_timestamp.is_none() => {

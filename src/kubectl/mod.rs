@@ -134,7 +134,7 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
         "uncordon" => node::cordon(&ctx, false).await,
         "set" => set::set(&ctx).await,
         "logs" => logs::logs(&ctx).await,
-        "top" => top::top(&ctx),
+        "top" => top::top(&ctx).await,
         "patch" => patch::patch(&ctx).await,
         "replace" => replace::replace(&ctx).await,
         "edit" => edit::edit(&ctx).await,

@@ -35,6 +35,9 @@ const TIMER_SCRAPE: u64 = 1;
 /// The first scrape after a start (its informers have listed by then).
 const FIRST_SCRAPE_MS: u64 = 1_000;
 
+/// The pods one scrape of a node saw: (namespace, pod) → when a scrape first saw it, and its containers.
+type PodSamples = BTreeMap<(String, String), (SimTime, Vec<(String, Usage)>)>;
+
 /// What the last scrapes of one node gave.
 #[derive(Debug, Clone, Default)]
 struct NodeStore {
@@ -42,8 +45,7 @@ struct NodeStore {
     previous: Option<SimTime>,
     at: SimTime,
     usage: Usage,
-    /// (namespace, pod) → when a scrape first saw it, and its containers.
-    pods: BTreeMap<(String, String), (SimTime, Vec<(String, Usage)>)>,
+    pods: PodSamples,
 }
 
 /// The metrics-server process.
@@ -154,7 +156,7 @@ impl MetricsServer {
 
     fn store(&mut self, node: String, m: ResourceMetrics) {
         let old = self.nodes.remove(&node);
-        let mut pods: BTreeMap<(String, String), (SimTime, Vec<(String, Usage)>)> = BTreeMap::new();
+        let mut pods = PodSamples::new();
         for (namespace, pod, container, usage) in m.containers {
             let key = (namespace, pod);
             let seen = old.as_ref().and_then(|o| o.pods.get(&key)).map_or(m.at, |(first, _)| *first);

@@ -2,8 +2,8 @@
 //! metrics-server and `kubectl top`) and the HorizontalPodAutoscaler reads.
 //!
 //! A pod's annotation `kubeglass.dev/cpu-usage` (`kubeglass.dev/memory-usage`), a quantity such as `250m`
-//! (`300Mi`), is the whole pod's usage, shared evenly by its containers (the first takes the remainder, so
-//! the pod's sum is exactly the annotation). A container without one uses what its program uses idle,
+//! (`300Mi`), is the whole pod's usage, shared evenly by its running containers (the first takes the
+//! remainder, so the pod's sum is exactly the annotation). A container without one uses what its program uses idle,
 //! from its image or name: the control plane's components, CoreDNS, kube-proxy, metrics-server and a few
 //! common images have figures like a real idle kubeadm cluster's; `sleep`-like images use next to nothing;
 //! anything else a little. Idle figures move by a few percent from one 15 s window to the next, drawn from
@@ -77,11 +77,11 @@ fn scaled(value: u64, per_mille: i64) -> u64 {
     (value as i128 * (1000 + per_mille) as i128 / 1000).max(0) as u64
 }
 
-/// The usage of container `name` (running `image`) of `pod` at `now`.
-pub fn container_usage(pod: &Pod, name: &str, image: &str, now: SimTime) -> Usage {
-    let containers: Vec<&str> = pod.spec.iter().flat_map(|s| s.containers.iter()).map(|c| c.name.as_str()).collect();
-    let count = containers.len().max(1) as i64;
-    let first = containers.first().is_none_or(|c| *c == name);
+/// The usage of container `name` (running `image`) of `pod` at `now`, `running` being the names of the pod's
+/// running containers (which share an annotated usage).
+pub fn container_usage(pod: &Pod, name: &str, image: &str, running: &[&str], now: SimTime) -> Usage {
+    let count = running.len().max(1) as i64;
+    let first = running.first().is_none_or(|c| *c == name);
     let share = |total_milli: i64, unit: i64| -> u64 {
         let total = total_milli as i128 * unit as i128 / 1000;
         let each = total / count as i128;
@@ -123,12 +123,11 @@ mod tests {
         p.metadata.name = Some("web".into());
         p.metadata.namespace = Some("default".into());
         p.metadata.annotations = Some(annotations.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect());
-        let mut spec = crate::api::api::core::v1::PodSpec::default();
-        spec.containers = containers
+        let containers = containers
             .iter()
             .map(|n| crate::api::api::core::v1::Container { name: n.to_string(), ..Default::default() })
             .collect();
-        p.spec = Some(spec);
+        p.spec = Some(crate::api::api::core::v1::PodSpec { containers, ..Default::default() });
         p
     }
 
@@ -136,7 +135,8 @@ mod tests {
     fn an_annotated_pod_uses_exactly_its_annotation_shared_by_its_containers() {
         let p = pod(&[("kubeglass.dev/cpu-usage", "250m"), ("kubeglass.dev/memory-usage", "100Mi")], &["a", "b", "c"]);
         let now = SimTime(40_000);
-        let parts: Vec<Usage> = ["a", "b", "c"].iter().map(|n| container_usage(&p, n, "nginx", now)).collect();
+        let parts: Vec<Usage> =
+            ["a", "b", "c"].iter().map(|n| container_usage(&p, n, "nginx", &["a", "b", "c"], now)).collect();
         assert_eq!(parts.iter().map(|u| u.cpu_nanocores).sum::<u64>(), 250_000_000);
         assert_eq!(parts.iter().map(|u| u.memory_bytes).sum::<u64>(), 100 * MI);
         assert_eq!(parts[1].cpu_nanocores, 83_333_333);
@@ -147,15 +147,15 @@ mod tests {
     #[test]
     fn idle_figures_follow_the_image_and_move_a_little_per_window() {
         let p = pod(&[], &["kube-apiserver"]);
-        let a = container_usage(&p, "kube-apiserver", "registry.k8s.io/kube-apiserver:v1.34.1", SimTime(1_000));
-        let b = container_usage(&p, "kube-apiserver", "registry.k8s.io/kube-apiserver:v1.34.1", SimTime(2_000));
+        let a = container_usage(&p, "kube-apiserver", "registry.k8s.io/kube-apiserver:v1.34.1", &[], SimTime(1_000));
+        let b = container_usage(&p, "kube-apiserver", "registry.k8s.io/kube-apiserver:v1.34.1", &[], SimTime(2_000));
         assert_eq!(a, b, "the same window gives the same figures");
         assert!((40_000_000..=56_000_000).contains(&a.cpu_nanocores), "{a:?}");
         assert!((250 * MI..=275 * MI).contains(&a.memory_bytes), "{a:?}");
-        let sleeper = container_usage(&pod(&[], &["s"]), "s", "busybox:1.36", SimTime(1_000));
+        let sleeper = container_usage(&pod(&[], &["s"]), "s", "busybox:1.36", &[], SimTime(1_000));
         assert!(sleeper.cpu_nanocores < 1_000_000 && sleeper.memory_bytes < MI, "{sleeper:?}");
         let later: Vec<u64> = (0..8)
-            .map(|w| container_usage(&p, "kube-apiserver", "kube-apiserver", SimTime(w * WINDOW_MS)).cpu_nanocores)
+            .map(|w| container_usage(&p, "kube-apiserver", "kube-apiserver", &[], SimTime(w * WINDOW_MS)).cpu_nanocores)
             .collect();
         assert!(later.windows(2).any(|w| w[0] != w[1]), "{later:?}");
     }

@@ -244,9 +244,14 @@ impl Kubelet {
         if !self.runtime_up {
             return out;
         }
+        let mut running: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for c in self.containers.values().filter(|c| c.state == ContainerState::Running) {
+            running.entry(c.pod_uid.as_str()).or_default().push(c.name.as_str());
+        }
         for c in self.containers.values().filter(|c| c.state == ContainerState::Running) {
             let Some(worker) = self.workers.get(&c.pod_uid) else { continue };
-            let used = usage::container_usage(&worker.pod, &c.name, &c.image, now);
+            let names = running.get(c.pod_uid.as_str()).map(Vec::as_slice).unwrap_or(&[]);
+            let used = usage::container_usage(&worker.pod, &c.name, &c.image, names, now);
             out.node.add(used);
             let (namespace, pod) = worker.key.split_once('/').unwrap_or(("", &worker.key));
             out.containers.push((namespace.to_string(), pod.to_string(), c.name.clone(), used));
