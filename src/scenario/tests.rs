@@ -175,6 +175,7 @@ fn canonical_text_round_trips_awkward_values() {
     s.name = "100".into();
     s.description = "line one\n  line two: with colon # and hash\n".into();
     s.cluster.cloud = true;
+    s.cluster.metrics_server = true;
     s.cluster.etcd_members = 5;
     s.cluster.nodes = vec![];
     s.cluster.control_plane.memory = "8Gi".into();
@@ -603,6 +604,8 @@ fn components_are_checked_against_the_cluster() {
         "unknown component \"kubelet\": expected kube-apiserver, etcd, etcd-0..etcd-2, kube-scheduler",
     );
     fails(&steps("cloud-controller-manager"), 9, 12, "set spec.cluster.cloud: true");
+    fails(&steps("metrics-server"), 9, 12, "set spec.cluster.metricsServer: true");
+    ok(&format!("{HEAD}  cluster: {{metricsServer: true}}\n  steps:\n  - stop: metrics-server\n"));
     fails("  steps:\n  - start: etcd-1\n", 6, 12, "this cluster has 1 (etcd-0)");
     ok(&format!("{HEAD}  cluster: {{cloud: true}}\n  steps:\n  - stop: cloud-controller-manager\n"));
     fails("  steps:\n  - on: node07\n    run: ls\n", 6, 9, "there is no node \"node07\" in this cluster");
