@@ -227,7 +227,7 @@ fn a_node_whose_kubelet_renews_its_lease_stays_ready() {
 }
 
 #[test]
-fn nodes_without_a_lease_are_not_judged_so_the_default_cluster_stays_ready() {
+fn the_default_cluster_whose_kubelets_run_stays_ready() {
     let mut c = Cluster::new_default(1);
     c.advance_ms(600_000);
     let (out, _) = kubectl(&mut c, "get nodes --no-headers");
@@ -438,4 +438,44 @@ fn a_service_selecting_no_pods_has_an_empty_endpoints_and_a_placeholder_slice() 
     let (out, _) = kubectl(&mut c, "get endpointslices -l kubernetes.io/service-name=lonely --no-headers");
     let cells: Vec<&str> = out.split_whitespace().collect();
     assert_eq!(cells[1..4], ["IPv4", "<unset>", "<unset>"], "{out}");
+}
+
+#[test]
+fn a_kubelet_stopped_before_its_first_lease_renewal_still_makes_its_node_not_ready() {
+    let mut c = Cluster::new_default(1);
+    // Right after the install the kubelet has registered its Node and posted Ready, but not yet made its Lease.
+    c.stop("node02/kubelet").unwrap();
+    let (out, _) = kubectl(&mut c, "get lease node02 -n kube-node-lease");
+    assert_eq!(out, "Error from server (NotFound): leases.coordination.k8s.io \"node02\" not found\n");
+    let start = c.now().ms();
+    advance_to(&mut c, start + 30_000);
+    assert_eq!(node_status(&mut c, "node02"), "Ready");
+    advance_to(&mut c, start + 60_000);
+    assert_eq!(node_status(&mut c, "node02"), "NotReady");
+    assert_eq!(node_status(&mut c, "node01"), "Ready");
+    let message = kubectl(&mut c, "get node node02 -o 'jsonpath={.status.conditions[?(@.type==\"Ready\")].message}'").0;
+    assert_eq!(message, "Kubelet stopped posting node status.");
+    let ev = events(&mut c);
+    assert!(has_event(&ev, "Normal", "NodeNotReady", "node/node02", "Node node02 status is now: NodeNotReady"), "{ev}");
+}
+
+#[test]
+fn a_node_no_kubelet_ever_posted_for_turns_unknown_after_the_startup_grace_period() {
+    let mut c = Cluster::new_default(1);
+    let (out, code) = apply(&mut c, "apiVersion: v1\nkind: Node\nmetadata:\n  name: ghost\n");
+    assert_eq!((out.as_str(), code), ("node/ghost created\n", Some(0)));
+    let start = c.now().ms();
+    advance_to(&mut c, start + 50_000);
+    assert_eq!(kubectl(&mut c, "get node ghost -o 'jsonpath={.status.conditions}'").0, "");
+    advance_to(&mut c, start + 70_000);
+    let ready = |c: &mut Cluster, field: &str| {
+        kubectl(c, &format!("get node ghost -o 'jsonpath={{.status.conditions[?(@.type==\"Ready\")].{field}}}'")).0
+    };
+    assert_eq!(ready(&mut c, "status"), "Unknown");
+    assert_eq!(ready(&mut c, "reason"), "NodeStatusNeverUpdated");
+    assert_eq!(ready(&mut c, "message"), "Kubelet never posted node status.");
+    assert_eq!(
+        kubectl(&mut c, "get node ghost -o 'jsonpath={.spec.taints[*].key}'").0,
+        "node.kubernetes.io/unreachable node.kubernetes.io/unreachable"
+    );
 }

@@ -8,10 +8,9 @@
 //! condition (`node.kubernetes.io/unreachable` for Unknown, `node.kubernetes.io/not-ready` for False,
 //! NoSchedule and NoExecute, with timeAdded). A node seen for the first time gets `RegisteredNode`.
 //!
-//! The "no Lease yet" gate: a node is only judged once a Lease for it has been seen (by this process).
-//! Until then its conditions are left exactly as posted, so a cluster whose kubelets do not run (or do not
-//! renew Leases yet) never turns NotReady by itself. From the first Lease on, the node follows the real
-//! rules, with the grace period counted from that first sighting.
+//! A node is tracked from the first pass that sees it (as `tryUpdateNodeHealth` does): the grace period
+//! runs from that moment, or from the node's creation when it never posted a Ready condition, so a kubelet
+//! that stopped before it ever renewed its Lease still makes its node NotReady.
 //!
 //! `NodeReady` is not recorded here: in Kubernetes the kubelet records it when it posts Ready=True again.
 //!
@@ -62,7 +61,7 @@ pub struct NodeLifecycleController {
     /// Bumped at every process start; timers of an older incarnation are ignored.
     epoch: u64,
     armed: Option<u64>,
-    /// Nodes that have a Lease (the gate): only these are judged.
+    /// Every node seen by a monitor pass (or whose Lease was seen): its last observed heartbeat.
     health: BTreeMap<String, Health>,
     /// Nodes already announced with `RegisteredNode`.
     known: BTreeSet<String>,
@@ -150,7 +149,7 @@ impl NodeLifecycleController {
         }
     }
 
-    /// Notes a Ready heartbeat posted in node status (for nodes past the gate).
+    /// Notes a Ready heartbeat posted in node status (for nodes already tracked).
     fn observe_node(&mut self, node: &Node, now: SimTime) {
         let name = node.metadata.name.clone().unwrap_or_default();
         if let Some(h) = self.health.get_mut(&name) {
@@ -239,8 +238,18 @@ impl NodeLifecycleController {
                     &format!("Node {name} event: Registered Node {name} in Controller"),
                 );
             }
-            let Some(health) = self.health.get(&name) else { continue };
             let observed = condition(node, "Ready").map(|c| c.status.clone());
+            let health = self.health.entry(name.clone()).or_insert_with(|| {
+                // First sight: a node that never posted status counts from its creation.
+                let created = node
+                    .metadata
+                    .creation_timestamp
+                    .as_ref()
+                    .and_then(|t| serde_json::to_value(t).ok())
+                    .and_then(|v| v.as_str().and_then(crate::sim::time::parse_rfc3339));
+                let probe = if observed.is_none() { created.unwrap_or(cx.now) } else { cx.now };
+                Health { probe, renew: None, heartbeat: heartbeat(node) }
+            });
             let grace = if observed.is_none() { STARTUP_GRACE_MS } else { MONITOR_GRACE_MS };
             if cx.now.since(health.probe) < grace {
                 continue;
@@ -384,7 +393,7 @@ mod tests {
     }
 
     #[test]
-    fn a_lease_opens_the_gate_and_each_renewal_restarts_the_grace_period() {
+    fn a_lease_starts_tracking_and_each_renewal_restarts_the_grace_period() {
         let mut c = NodeLifecycleController::default();
         let lease = |renew: &str| {
             Object::Lease(
