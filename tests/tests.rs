@@ -19,6 +19,7 @@ mod logs_exec;
 mod node_shell;
 mod nodelifecycle;
 mod patch_wait;
+mod probes;
 mod quota;
 mod replication;
 mod rollout;

@@ -9,6 +9,8 @@
 //!   `whoami`, `id`, `uname [-snrm]`, `date` (the simulated clock), `sleep N` (the exec takes that long),
 //!   `true`, `false`, and shells running `-c SCRIPT` or a script on stdin (`;`, `&&`, `||`, newlines,
 //!   quotes, `$VAR`, `$(COMMAND)`, `exit N`, `> /dev/null`, `2>&1`).
+//! - Files the container's command creates with `touch` and removes with `rm` exist for `cat` and `ls`
+//!   exactly while the script has them (see [`super::runtime`]).
 //! - An executable the image does not have fails with the OCI runtime's error; one it has but kubeglass
 //!   does not simulate (`curl`, `nslookup`, `ps`, …) says so on stderr and exits 126.
 //!
@@ -628,6 +630,12 @@ impl<'a> Shell<'a> {
     fn file(&self, path: &str) -> Result<String, &'static str> {
         let run = self.run;
         let sandbox = run.sandbox;
+        // The files the container's own command creates and removes.
+        match run.container.file_exists(path, run.now) {
+            Some(true) => return Ok(String::new()),
+            Some(false) => return Err("No such file or directory"),
+            None => {}
+        }
         match path {
             "/etc/hostname" => Ok(format!("{}\n", hostname(run))),
             "/etc/hosts" => Ok(hosts_file(sandbox)),
@@ -655,12 +663,17 @@ impl<'a> Shell<'a> {
             self.write(false, &names.iter().map(|n| format!("{n}\n")).collect::<String>());
             return 0;
         }
+        let made = self.run.container.file_exists(clean, self.run.now);
+        if made == Some(true) {
+            self.write(false, &format!("{clean}\n"));
+            return 0;
+        }
         if let Some(file) = ["/etc/hostname", "/etc/hosts", "/etc/resolv.conf"].iter().find(|f| **f == clean) {
             self.write(false, &format!("{file}\n"));
             return 0;
         }
         let known = self.image.root().iter().any(|d| clean == format!("/{d}") || clean.starts_with(&format!("/{d}/")));
-        if known {
+        if known && made.is_none() {
             return self.not_simulated(&format!("ls {clean}"));
         }
         if self.image.busybox_like() {

@@ -16,11 +16,20 @@
 //!
 //! Serves kube-apiserver on :10250 (container logs, exec): see [`server`].
 //!
-//! Simplified: no init containers, no probes other than a readinessProbe's initialDelaySeconds, one CRI
-//! call in flight per pod, the runtime counts as down as soon as a CRI call is refused; a missing
-//! config file leaves the kubelet without a static pod path (the real one exits and systemd restarts it).
+//! Init containers run one after another, each to completion, before the app containers (an init
+//! container with `restartPolicy: Always` is a sidecar: started, then the next one runs, and it keeps
+//! running and restarting beside the app containers); probes are in [`probes`], the pod's status in
+//! [`status`]. Deleting a pod runs each container's preStop hook (exec, httpGet, sleep) before it is
+//! stopped with what is left of the grace period (at least 2 s); images that handle SIGTERM stop at once,
+//! the others are killed when the grace period ends (exit 137, see [`super::runtime`]).
+//!
+//! Simplified: one CRI call in flight per pod (so a pod's containers stop one after another), no postStart
+//! hooks, the runtime counts as down as soon as a CRI call is refused; a missing config file leaves the
+//! kubelet without a static pod path (the real one exits and systemd restarts it).
 
+mod probes;
 pub mod server;
+mod status;
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -41,9 +50,10 @@ use crate::sim::time::go_duration;
 use crate::sim::{ComponentId, Ctx, Payload, SimTime};
 
 use super::journal::{go_quote, Journal};
-use super::runtime::{normalize, Container, ContainerSpec, ContainerState, CriCall, CriMessage, CriReply};
+use super::runtime::{Container, ContainerSpec, ContainerState, CriCall, CriMessage, CriReply};
 use super::static_pods::{self, StaticPod, FILE_CHECK_MS};
 use super::volumes::{claim_error, claims_of, failed_mount_message, Mounts};
+use probes::{Kill, ProbeCall, ProbeKind, ProbeState, ProbeTimer, TIMER_PROBE_BASE};
 
 /// The version every kubelet reports.
 pub const KUBELET_VERSION: &str = "v1.34.1";
@@ -115,6 +125,12 @@ struct Worker {
     readd: Option<Box<Pod>>,
     /// Its startup duration was logged.
     started_logged: bool,
+    /// Probe workers: (container, kind) → state for the container id it probes.
+    probes: BTreeMap<(String, ProbeKind), ProbeState>,
+    /// A container to kill for a failed liveness or startup probe.
+    kill: Option<Kill>,
+    /// Containers being stopped (by id): when their stop (preStop hook, then the signal) began.
+    stopping: BTreeMap<String, SimTime>,
 }
 
 #[derive(Debug, Clone)]
@@ -140,16 +156,33 @@ enum CriOp {
     },
     /// A call made for a request to the kubelet's server.
     Serve(Box<server::Served>),
+    /// An exec probe.
+    Probe(Box<ProbeCall>),
 }
 
 #[derive(Debug, Clone)]
 enum Step {
     Sandbox,
-    ImageStatus { container: String, attempt: u32 },
-    Pull { container: String, attempt: u32 },
-    Create { container: String },
-    Start { container: String },
+    ImageStatus {
+        container: String,
+        attempt: u32,
+    },
+    Pull {
+        container: String,
+        attempt: u32,
+    },
+    Create {
+        container: String,
+    },
+    Start {
+        container: String,
+    },
     Stop,
+    /// A container's preStop exec hook.
+    PreStop {
+        container: String,
+        cmd: Vec<String>,
+    },
     RemoveSandbox,
 }
 
@@ -188,6 +221,9 @@ pub struct Kubelet {
     journal: Journal,
     /// The last error logged for the node status and lease updates (each is logged once until it changes).
     last_status_error: Option<String>,
+    /// Probe workers' pending ticks: timer token → which probe.
+    probe_timers: BTreeMap<u64, ProbeTimer>,
+    next_probe: u64,
 }
 
 impl Kubelet {
@@ -227,6 +263,8 @@ impl Kubelet {
             ticks_since_files: 0,
             journal,
             last_status_error: None,
+            probe_timers: BTreeMap::new(),
+            next_probe: 0,
         }
     }
 
@@ -267,6 +305,7 @@ impl Kubelet {
         self.calls.clear();
         self.cri_calls.clear();
         self.timers.clear();
+        self.probe_timers.clear();
         self.last_node_status = None;
         self.last_node_post = None;
         self.node_transitions.clear();
@@ -365,6 +404,7 @@ impl Kubelet {
                     self.register(ctx);
                 }
             }
+            t if t >= TIMER_PROBE_BASE => self.on_probe_timer(ctx, t),
             t => {
                 if let Some(uid) = self.timers.remove(&t) {
                     if let Some(w) = self.workers.get_mut(&uid) {
@@ -864,6 +904,7 @@ impl Kubelet {
                     }
                 }
                 CriOp::Serve(s) => self.on_served(ctx, *s, Err(server::CRI_UNAVAILABLE.into())),
+                CriOp::Probe(p) => self.probe_lost(&p),
                 _ => {}
             }
         }
@@ -875,8 +916,10 @@ impl Kubelet {
     fn on_cri(&mut self, ctx: &mut Ctx, m: CriMessage) {
         match m {
             CriMessage::Refused { id } => {
-                if let Some(CriOp::Serve(s)) = self.cri_calls.remove(&id) {
-                    self.on_served(ctx, *s, Err(server::CRI_UNAVAILABLE.into()));
+                match self.cri_calls.remove(&id) {
+                    Some(CriOp::Serve(s)) => self.on_served(ctx, *s, Err(server::CRI_UNAVAILABLE.into())),
+                    Some(CriOp::Probe(p)) => self.probe_lost(&p),
+                    _ => {}
                 }
                 self.runtime_down(ctx);
             }
@@ -933,6 +976,7 @@ impl Kubelet {
                         self.sync_all(ctx);
                     }
                     CriOp::Serve(s) => self.on_served(ctx, *s, result),
+                    CriOp::Probe(p) => self.on_probe_reply(ctx, *p, result),
                     CriOp::Work { uid, step } => {
                         if let Some(w) = self.workers.get_mut(&uid) {
                             w.busy = false;
@@ -1033,14 +1077,26 @@ impl Kubelet {
                 self.record(ctx, uid, Some(&container), "Normal", "Started", &format!("Started container {container}"));
                 self.containers.insert(c.id.clone(), c);
                 self.log_started(ctx.now, uid);
-                let delay = container_spec(&w.pod, &container)
-                    .and_then(|s| s.readiness_probe.as_ref().and_then(|p| p.initial_delay_seconds))
-                    .unwrap_or(0);
                 if let Some(w) = self.workers.get_mut(uid) {
                     w.waiting.remove(&container);
                 }
-                if delay > 0 {
-                    self.wake(ctx, uid, ctx.now.plus_ms(delay as u64 * 1000));
+            }
+            (Step::PreStop { container, cmd }, result) => {
+                let failed = match result {
+                    Ok(CriReply::Exec { exit_code: 0, .. }) => None,
+                    Ok(CriReply::Exec { output, exit_code }) => {
+                        let out: String = output.iter().map(|(_, t)| t.as_str()).collect();
+                        Some(format!("command '{}' exited with {exit_code}: {out}", cmd.join(" ")))
+                    }
+                    Ok(_) => None,
+                    Err(e) => Some(e),
+                };
+                if let Some(e) = failed {
+                    let msg = format!(
+                        "PreStopHook failed: Exec lifecycle hook ({cmd:?}) for Container {container:?} in Pod {:?} failed - error: {e}",
+                        pod_ref(&w.pod)
+                    );
+                    self.record(ctx, uid, Some(&container), "Warning", "FailedPreStopHook", &msg);
                 }
             }
             (Step::Stop, Ok(CriReply::Container(c))) => {
@@ -1125,6 +1181,10 @@ impl Kubelet {
             attempt,
             annotations: w.pod.metadata.annotations.clone().unwrap_or_default(),
             env: server::container_env(&w.pod, container, w.ip.as_deref(), &self.cfg.node_ip),
+            memory_limit: spec
+                .and_then(|s| s.resources.as_ref()?.limits.as_ref()?.get("memory"))
+                .and_then(|q| crate::api::quantity::Quantity::parse(&q.0))
+                .map(|q| q.value().clamp(0, i128::from(u64::MAX)) as u64),
         }
     }
 
@@ -1183,6 +1243,16 @@ impl Kubelet {
             return;
         }
         if self.finished(uid, &w) {
+            // The pod is done: sidecars still running are stopped.
+            let left = self.containers.values().find(|c| c.pod_uid == uid && c.state == ContainerState::Running);
+            if let Some(c) = left.cloned() {
+                let grace = w.pod.spec.as_ref().and_then(|s| s.termination_grace_period_seconds).unwrap_or(30);
+                let msg = format!("Stopping container {}", c.name);
+                self.record(ctx, uid, Some(&c.name), "Normal", "Killing", &msg);
+                self.log_kill(ctx.now, &w, &c.name, &c.id, grace);
+                self.work(ctx, uid, CriCall::StopContainer { id: c.id.clone(), timeout_s: grace }, Step::Stop);
+                return;
+            }
             self.post_pod_status(ctx, uid);
             return;
         }
@@ -1209,13 +1279,69 @@ impl Kubelet {
             self.work(ctx, uid, call, Step::Sandbox);
             return;
         };
+        let _ = sandbox;
+        if let Some(kill) = w.kill.clone() {
+            if let Some(w) = self.workers.get_mut(uid) {
+                w.kill = None;
+            }
+            if self.containers.get(&kill.cid).is_some_and(|c| c.state == ContainerState::Running) {
+                self.record(ctx, uid, Some(&kill.container), "Normal", "Killing", &kill.message);
+                self.log_kill(ctx.now, &w, &kill.container, &kill.cid, kill.grace_s);
+                let call = CriCall::StopContainer { id: kill.cid.clone(), timeout_s: kill.grace_s };
+                self.work(ctx, uid, call, Step::Stop);
+                return;
+            }
+        }
         let policy = restart_policy(&w.pod);
-        let names: Vec<String> =
-            w.pod.spec.as_ref().map(|s| s.containers.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
-        for name in names {
+        let spec = w.pod.spec.clone().unwrap_or_default();
+        // Init containers, in order: each runs to completion (a sidecar until started) before the next.
+        for init in spec.init_containers.iter().flatten() {
+            let role = Role::of(init, true);
+            let name = init.name.clone();
             let current = self.pod_containers(uid, &name).last().map(|c| (*c).clone());
             match current {
-                Some(c) if c.state == ContainerState::Running => continue,
+                Some(c) if c.state == ContainerState::Running => {
+                    self.ensure_probes(ctx, uid, &name, &c);
+                    let started = self.workers.get(uid).is_some_and(|w| self.probed(w, init, &c).0);
+                    if role == Role::Sidecar && started {
+                        continue;
+                    }
+                    self.post_pod_status(ctx, uid);
+                    return;
+                }
+                Some(c) if c.state == ContainerState::Created => {
+                    self.work(ctx, uid, CriCall::StartContainer { id: c.id.clone() }, Step::Start { container: name });
+                    return;
+                }
+                Some(c) => {
+                    if !role.restarts(&policy, c.exit_code) {
+                        if c.exit_code == 0 {
+                            continue;
+                        }
+                        // Failed for good (restartPolicy Never): the pod fails.
+                        self.post_pod_status(ctx, uid);
+                        return;
+                    }
+                    if !self.restart_after_backoff(ctx, uid, &w, &name, &c) {
+                        self.post_pod_status(ctx, uid);
+                    }
+                    return;
+                }
+                None => {
+                    if !self.ensure_image(ctx, uid, &name, 0) {
+                        self.post_pod_status(ctx, uid);
+                    }
+                    return;
+                }
+            }
+        }
+        for name in spec.containers.iter().map(|c| c.name.clone()) {
+            let current = self.pod_containers(uid, &name).last().map(|c| (*c).clone());
+            match current {
+                Some(c) if c.state == ContainerState::Running => {
+                    self.ensure_probes(ctx, uid, &name, &c);
+                    continue;
+                }
                 Some(c) if c.state == ContainerState::Created => {
                     self.work(ctx, uid, CriCall::StartContainer { id: c.id.clone() }, Step::Start { container: name });
                     return;
@@ -1224,43 +1350,8 @@ impl Kubelet {
                     if !restarts(&policy, c.exit_code) {
                         continue;
                     }
-                    let finished = c.finished_at.unwrap_or(ctx.now);
-                    match w.crash_backoff.get(&name).copied() {
-                        Some(d) if ctx.now < finished.plus_ms(d) => {
-                            let msg = format!(
-                                "back-off {} restarting failed container={name} pod={}",
-                                go_duration(d),
-                                pod_ref(&w.pod)
-                            );
-                            let fresh = !w.reported.contains(&c.id);
-                            if let Some(w) = self.workers.get_mut(uid) {
-                                w.waiting.insert(name.clone(), ("CrashLoopBackOff".into(), msg));
-                                w.reported.insert(c.id.clone());
-                            }
-                            if fresh {
-                                let text =
-                                    format!("Back-off restarting failed container {name} in pod {}", pod_ref(&w.pod));
-                                self.record(ctx, uid, Some(&name), "Warning", "BackOff", &text);
-                                let waiting = format!(
-                                    "back-off {} restarting failed container={name} pod={}",
-                                    go_duration(d),
-                                    pod_ref(&w.pod)
-                                );
-                                self.log_sync_error(ctx.now, &w, &name, "CrashLoopBackOff", &waiting);
-                            }
-                            self.wake(ctx, uid, finished.plus_ms(d));
-                            continue;
-                        }
-                        prev => {
-                            let next = prev.map_or(BACKOFF_INITIAL_MS, |d| (d * 2).min(BACKOFF_MAX_MS));
-                            if let Some(w) = self.workers.get_mut(uid) {
-                                w.crash_backoff.insert(name.clone(), next);
-                            }
-                            let attempt = c.attempt + 1;
-                            if self.ensure_image(ctx, uid, &name, attempt) {
-                                return;
-                            }
-                        }
+                    if self.restart_after_backoff(ctx, uid, &w, &name, &c) {
+                        return;
                     }
                 }
                 None => {
@@ -1270,8 +1361,48 @@ impl Kubelet {
                 }
             }
         }
-        let _ = sandbox;
         self.post_pod_status(ctx, uid);
+    }
+
+    /// Restarts an exited container once its CrashLoopBackOff back-off has passed (true: a CRI call is
+    /// under way), or leaves it waiting in `CrashLoopBackOff` and wakes the worker when it ends (false).
+    fn restart_after_backoff(&mut self, ctx: &mut Ctx, uid: &str, w: &Worker, name: &str, c: &Container) -> bool {
+        let finished = c.finished_at.unwrap_or(ctx.now);
+        match w.crash_backoff.get(name).copied() {
+            Some(d) if ctx.now < finished.plus_ms(d) => {
+                let msg =
+                    format!("back-off {} restarting failed container={name} pod={}", go_duration(d), pod_ref(&w.pod));
+                let fresh = !w.reported.contains(&c.id);
+                if let Some(w) = self.workers.get_mut(uid) {
+                    w.waiting.insert(name.to_string(), ("CrashLoopBackOff".into(), msg.clone()));
+                    w.reported.insert(c.id.clone());
+                }
+                if fresh {
+                    let text = format!("Back-off restarting failed container {name} in pod {}", pod_ref(&w.pod));
+                    self.record(ctx, uid, Some(name), "Warning", "BackOff", &text);
+                    self.log_sync_error(ctx.now, w, name, "CrashLoopBackOff", &msg);
+                }
+                self.wake(ctx, uid, finished.plus_ms(d));
+                false
+            }
+            prev => {
+                let next = prev.map_or(BACKOFF_INITIAL_MS, |d| (d * 2).min(BACKOFF_MAX_MS));
+                if let Some(w) = self.workers.get_mut(uid) {
+                    w.crash_backoff.insert(name.to_string(), next);
+                }
+                self.ensure_image(ctx, uid, name, c.attempt + 1)
+            }
+        }
+    }
+
+    /// `"Killing container with a grace period"`.
+    fn log_kill(&mut self, now: SimTime, w: &Worker, name: &str, cid: &str, grace: i64) {
+        let uid = w.pod.metadata.uid.clone().unwrap_or_default();
+        let msg = format!(
+            "\"Killing container with a grace period\" pod={:?} podUID={uid:?} containerName={name:?} containerID=\"containerd://{cid}\" gracePeriod={grace}",
+            w.key
+        );
+        self.log(now, 'I', "kuberuntime_container.go:808", &msg);
     }
 
     /// Starts getting the image for a container (true), or leaves it waiting in ImagePullBackOff (false).
@@ -1305,8 +1436,15 @@ impl Kubelet {
             }
         }
         if w.waiting.get(name).is_none_or(|(r, _)| r == "CrashLoopBackOff") {
+            // A container that ran before shows its last run until the new one exists (OOMKilled, Error).
+            let ran = !self.pod_containers(uid, name).is_empty();
+            let reason = if has_init_containers(&w.pod) { "PodInitializing" } else { "ContainerCreating" };
             if let Some(w) = self.workers.get_mut(uid) {
-                w.waiting.insert(name.to_string(), ("ContainerCreating".into(), String::new()));
+                if ran {
+                    w.waiting.remove(name);
+                } else {
+                    w.waiting.insert(name.to_string(), (reason.into(), String::new()));
+                }
             }
         }
         self.post_pod_status(ctx, uid);
@@ -1369,12 +1507,20 @@ impl Kubelet {
     }
 
     fn sync_terminating(&mut self, ctx: &mut Ctx, uid: &str, w: &Worker) {
-        let running: Vec<Container> = self
+        let mut running: Vec<Container> = self
             .containers
             .values()
             .filter(|c| c.pod_uid == uid && c.state != ContainerState::Exited)
             .cloned()
             .collect();
+        // App containers stop before the init containers (sidecars) that serve them.
+        let inits: BTreeSet<String> = w
+            .pod
+            .spec
+            .as_ref()
+            .map(|s| s.init_containers.iter().flatten().map(|c| c.name.clone()).collect())
+            .unwrap_or_default();
+        running.sort_by_key(|c| inits.contains(&c.name));
         if let Some(c) = running.first() {
             let grace = w
                 .pod
@@ -1382,16 +1528,43 @@ impl Kubelet {
                 .deletion_grace_period_seconds
                 .or(w.pod.spec.as_ref().and_then(|s| s.termination_grace_period_seconds))
                 .unwrap_or(30);
-            if !w.gone {
-                let msg = format!("Stopping container {}", c.name);
-                self.record(ctx, uid, Some(&c.name.clone()), "Normal", "Killing", &msg);
+            let began = w.stopping.get(&c.id).copied();
+            let first = began.is_none();
+            if first {
+                if let Some(w) = self.workers.get_mut(uid) {
+                    w.stopping.insert(c.id.clone(), ctx.now);
+                }
+                if !w.gone {
+                    let msg = format!("Stopping container {}", c.name);
+                    self.record(ctx, uid, Some(&c.name.clone()), "Normal", "Killing", &msg);
+                }
             }
-            let msg = format!(
-                "\"Killing container with a grace period\" pod={:?} podUID={uid:?} containerName={:?} containerID=\"containerd://{}\" gracePeriod={grace}",
-                w.key, c.name, c.id
-            );
-            self.log(ctx.now, 'I', "kuberuntime_container.go:808", &msg);
-            self.work(ctx, uid, CriCall::StopContainer { id: c.id.clone(), timeout_s: grace }, Step::Stop);
+            let began = began.unwrap_or(ctx.now);
+            let hook = if w.gone || c.state != ContainerState::Running {
+                None
+            } else {
+                container_spec(&w.pod, &c.name).and_then(|s| s.lifecycle.as_ref()).and_then(|l| l.pre_stop.clone())
+            };
+            if let Some(hook) = &hook {
+                if let (true, Some(exec)) = (first, hook.exec.as_ref()) {
+                    let cmd = exec.command.clone().unwrap_or_default();
+                    let call = CriCall::ExecSync { id: c.id.clone(), cmd: cmd.clone(), stdin: None, tty: false };
+                    self.work(ctx, uid, call, Step::PreStop { container: c.name.clone(), cmd });
+                    return;
+                }
+                if let Some(sleep) = hook.sleep.as_ref() {
+                    let until = began.plus_ms(u64::try_from(sleep.seconds.clamp(0, grace.max(0))).unwrap_or(0) * 1000);
+                    if ctx.now < until {
+                        self.wake(ctx, uid, until);
+                        return;
+                    }
+                }
+            }
+            // What the preStop hook used of the grace period is gone (the kubelet keeps at least 2 s).
+            let spent = i64::try_from(ctx.now.since(began) / 1000).unwrap_or(i64::MAX);
+            let timeout = if hook.is_some() { (grace - spent).max(2) } else { grace };
+            self.log_kill(ctx.now, w, &c.name, &c.id, timeout);
+            self.work(ctx, uid, CriCall::StopContainer { id: c.id.clone(), timeout_s: timeout }, Step::Stop);
             return;
         }
         if !w.gone && !w.is_static {
@@ -1438,12 +1611,19 @@ impl Kubelet {
         let policy = restart_policy(&w.pod);
         let names: Vec<String> =
             w.pod.spec.as_ref().map(|s| s.containers.iter().map(|c| c.name.clone()).collect()).unwrap_or_default();
-        !names.is_empty()
-            && names.iter().all(|n| {
-                self.pod_containers(uid, n)
-                    .last()
-                    .is_some_and(|c| c.state == ContainerState::Exited && !restarts(&policy, c.exit_code))
+        let inits = w.pod.spec.as_ref().and_then(|s| s.init_containers.as_ref());
+        let init_failed = inits.into_iter().flatten().filter(|c| Role::of(c, true) == Role::Init).any(|c| {
+            self.pod_containers(uid, &c.name).last().is_some_and(|r| {
+                r.state == ContainerState::Exited && r.exit_code != 0 && !Role::Init.restarts(&policy, r.exit_code)
             })
+        });
+        init_failed
+            || !names.is_empty()
+                && names.iter().all(|n| {
+                    self.pod_containers(uid, n)
+                        .last()
+                        .is_some_and(|c| c.state == ContainerState::Exited && !restarts(&policy, c.exit_code))
+                })
     }
 
     // ---- pod status ----
@@ -1476,159 +1656,6 @@ impl Kubelet {
             w.last_status = Some(status);
         }
         self.call(ctx, req, ApiCall::PodStatus { uid: uid.to_string() });
-    }
-
-    fn pod_status(&mut self, ctx: &Ctx, uid: &str, w: &Worker) -> Value {
-        let policy = restart_policy(&w.pod);
-        let specs = w.pod.spec.as_ref().map(|s| s.containers.clone()).unwrap_or_default();
-        let mut statuses = Vec::new();
-        let (mut running, mut all_ready, mut exited, mut failed, mut pending) = (0, true, 0, 0, 0);
-        for spec in &specs {
-            let history: Vec<Container> = self.pod_containers(uid, &spec.name).into_iter().cloned().collect();
-            let current = history.last();
-            let waiting = w.waiting.get(&spec.name);
-            let terminated = |c: &Container| {
-                json!({"terminated": {
-                    "exitCode": c.exit_code,
-                    "reason": if c.exit_code == 0 { "Completed" } else { "Error" },
-                    "startedAt": c.started_at.map(SimTime::rfc3339),
-                    "finishedAt": c.finished_at.map(SimTime::rfc3339),
-                    "containerID": format!("containerd://{}", c.id),
-                }})
-            };
-            let mut last_state = json!({});
-            let mut ready = false;
-            let state = match current {
-                Some(c) if c.state == ContainerState::Running => {
-                    running += 1;
-                    let delay = spec.readiness_probe.as_ref().and_then(|p| p.initial_delay_seconds).unwrap_or(0);
-                    ready = c.started_at.is_some_and(|s| ctx.now.since(s) >= delay.max(0) as u64 * 1000);
-                    if let Some(prev) = history.iter().rev().nth(1) {
-                        last_state = terminated(prev);
-                    }
-                    json!({"running": {"startedAt": c.started_at.map(SimTime::rfc3339)}})
-                }
-                Some(c) if c.state == ContainerState::Exited && !restarts(&policy, c.exit_code) => {
-                    exited += 1;
-                    if c.exit_code != 0 {
-                        failed += 1;
-                    }
-                    if let Some(prev) = history.iter().rev().nth(1) {
-                        last_state = terminated(prev);
-                    }
-                    terminated(c)
-                }
-                Some(c) if c.state == ContainerState::Exited => {
-                    // Waiting to be restarted: the last run is the last state.
-                    last_state = terminated(c);
-                    running += 1;
-                    match waiting {
-                        Some((reason, message)) => waiting_state(reason, message),
-                        None => terminated(c),
-                    }
-                }
-                _ => {
-                    pending += 1;
-                    let (reason, message) =
-                        waiting.cloned().unwrap_or_else(|| ("ContainerCreating".into(), String::new()));
-                    waiting_state(&reason, &message)
-                }
-            };
-            all_ready &= ready;
-            let restart_count = current.map_or(0, |c| c.attempt);
-            let mut s = json!({
-                "name": spec.name,
-                "image": current.map(|c| c.image.clone()).unwrap_or_else(|| normalize(spec.image.as_deref().unwrap_or(""))),
-                "imageID": current.map(|c| c.image_ref.clone()).unwrap_or_default(),
-                "ready": ready,
-                "started": current.is_some_and(|c| c.state == ContainerState::Running),
-                "restartCount": restart_count,
-                "state": state,
-                "lastState": last_state,
-            });
-            if let Some(c) = current {
-                s["containerID"] = json!(format!("containerd://{}", c.id));
-            }
-            statuses.push(s);
-        }
-        let n = specs.len();
-        // getPhase: a pod being deleted whose containers all stopped is terminal whatever its restart policy
-        // (static pods excepted), so a Job can count it.
-        let stopped: Vec<i32> = specs
-            .iter()
-            .filter_map(|s| self.pod_containers(uid, &s.name).last().copied())
-            .filter(|c| c.state == ContainerState::Exited)
-            .map(|c| c.exit_code)
-            .collect();
-        let deleting = (w.gone || w.pod.metadata.deletion_timestamp.is_some()) && !w.is_static;
-        let phase = if deleting && n > 0 && stopped.len() == n {
-            if stopped.iter().all(|code| *code == 0) {
-                "Succeeded"
-            } else {
-                "Failed"
-            }
-        } else if n > 0 && exited == n {
-            if failed > 0 {
-                "Failed"
-            } else {
-                "Succeeded"
-            }
-        } else if running > 0 || (exited > 0 && pending == 0) {
-            "Running"
-        } else {
-            "Pending"
-        };
-        let terminal = matches!(phase, "Succeeded" | "Failed");
-        let unready: Vec<String> = specs
-            .iter()
-            .zip(&statuses)
-            .filter(|(_, s)| s["ready"] != json!(true))
-            .map(|(c, _)| c.name.clone())
-            .collect();
-        let not_ready_msg = format!("containers with unready status: [{}]", unready.join(" "));
-        let ready_now = all_ready && n > 0 && !terminal;
-        let mut conditions = Vec::new();
-        let mut cond = |w: &mut Worker, t: &str, ok: bool, reason: Option<&str>, message: Option<&str>| {
-            let since = match w.conditions.get(t) {
-                Some((s, at)) if *s == ok => at.clone(),
-                _ => {
-                    let at = ctx.now.rfc3339();
-                    w.conditions.insert(t.to_string(), (ok, at.clone()));
-                    at
-                }
-            };
-            let mut c = json!({"type": t, "status": if ok { "True" } else { "False" }, "lastProbeTime": null,
-                               "lastTransitionTime": since});
-            if let (false, Some(r)) = (ok, reason) {
-                c["reason"] = json!(r);
-            }
-            if let (false, Some(m)) = (ok, message) {
-                c["message"] = json!(m);
-            }
-            conditions.push(c);
-        };
-        let Some(worker) = self.workers.get_mut(uid) else { return json!({}) };
-        let reason = if terminal { "PodCompleted" } else { "ContainersNotReady" };
-        let message = (!terminal).then_some(not_ready_msg.as_str());
-        cond(worker, "PodReadyToStartContainers", w.sandbox.is_some() && !terminal, None, None);
-        cond(worker, "Initialized", true, None, None);
-        cond(worker, "Ready", ready_now, Some(reason), message);
-        cond(worker, "ContainersReady", ready_now, Some(reason), message);
-        cond(worker, "PodScheduled", true, None, None);
-        let host_ip = self.cfg.node_ip.clone();
-        let mut status = json!({
-            "phase": phase,
-            "conditions": conditions,
-            "hostIP": host_ip,
-            "hostIPs": [{"ip": host_ip}],
-            "startTime": w.start_time.map(SimTime::rfc3339),
-            "containerStatuses": statuses,
-        });
-        if let Some(ip) = w.ip.as_ref().filter(|_| w.sandbox.is_some()) {
-            status["podIP"] = json!(ip);
-            status["podIPs"] = json!([{ "ip": ip }]);
-        }
-        status
     }
 
     fn record(&mut self, ctx: &mut Ctx, uid: &str, container: Option<&str>, type_: &str, reason: &str, message: &str) {
@@ -1690,6 +1717,9 @@ impl Worker {
             mounts: Mounts::default(),
             readd: None,
             started_logged: false,
+            probes: BTreeMap::new(),
+            kill: None,
+            stopping: BTreeMap::new(),
         }
     }
 }
@@ -1702,8 +1732,42 @@ fn waiting_state(reason: &str, message: &str) -> Value {
     }
 }
 
+/// A container of the pod by name, app or init.
 fn container_spec<'a>(pod: &'a Pod, name: &str) -> Option<&'a crate::api::api::core::v1::Container> {
-    pod.spec.as_ref()?.containers.iter().find(|c| c.name == name)
+    let spec = pod.spec.as_ref()?;
+    spec.containers.iter().chain(spec.init_containers.iter().flatten()).find(|c| c.name == name)
+}
+
+/// Which part a container plays in its pod, which decides when it is restarted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    App,
+    Init,
+    /// An init container with `restartPolicy: Always`.
+    Sidecar,
+}
+
+impl Role {
+    fn of(c: &crate::api::api::core::v1::Container, init: bool) -> Role {
+        match (init, c.restart_policy.as_deref()) {
+            (false, _) => Role::App,
+            (true, Some("Always")) => Role::Sidecar,
+            (true, _) => Role::Init,
+        }
+    }
+
+    /// Whether a container of this role that exited with `code` is started again under the pod's policy.
+    fn restarts(self, policy: &str, code: i32) -> bool {
+        match self {
+            Role::App => restarts(policy, code),
+            Role::Init => code != 0 && policy != "Never",
+            Role::Sidecar => true,
+        }
+    }
+}
+
+fn has_init_containers(pod: &Pod) -> bool {
+    pod.spec.as_ref().is_some_and(|s| s.init_containers.as_ref().is_some_and(|i| !i.is_empty()))
 }
 
 fn restart_policy(pod: &Pod) -> String {

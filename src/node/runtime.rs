@@ -15,6 +15,14 @@
 //!   every other image (nginx, httpd, redis, pause, etcd, …) runs until stopped.
 //! - Annotations on the pod: `kubeglass.dev/exit-after-seconds: "N"` and `kubeglass.dev/exit-code: "C"`
 //!   override the above for every container of the pod.
+//! - Files: a script's `touch PATH` creates PATH and `rm [-f] PATH` removes it at the time its `sleep`s
+//!   add up to, so `touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600` has `/tmp/healthy` for
+//!   its first 30 seconds; `cat`, `ls` and exec probes in the container see exactly that
+//!   ([`Container::file_exists`]). Commands run with `kubectl exec` do not change the files.
+//! - Memory: `stress --vm N --vm-bytes B` (the `polinux/stress` example; N defaults to 1, B to 256M) uses
+//!   N×B, and the pod annotation `kubeglass.dev/memory: "300Mi"` sets what every container of the pod
+//!   uses; either is reached one second after the start. A container whose use is above its
+//!   `resources.limits.memory` is ended by the kernel's OOM killer then: exit code 137, reason OOMKilled.
 //! - What containers print, and when, is in [`super::container_output`]; commands run with `ExecSync` are
 //!   simulated by [`super::exec`].
 //!
@@ -157,6 +165,8 @@ pub struct ContainerSpec {
     pub annotations: BTreeMap<String, String>,
     /// The environment the kubelet gives the container.
     pub env: Env,
+    /// `resources.limits.memory` in bytes (the cgroup's limit).
+    pub memory_limit: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -209,6 +219,8 @@ pub struct Container {
     pub env: Env,
     /// The simulated component this container's process is (`kube-scheduler`), if any.
     pub process: Option<String>,
+    /// The kernel's OOM killer ended it (its memory use went above its limit).
+    pub oom_killed: bool,
     workload: Workload,
 }
 
@@ -218,6 +230,22 @@ impl Container {
     pub fn logs(&self, now: SimTime) -> Vec<LogLine> {
         let Some(started) = self.started_at else { return Vec::new() };
         self.workload.output.written(started, self.finished_at.unwrap_or(now).min(now))
+    }
+
+    /// Whether `path` exists in the container at `now`, for the paths its command creates or removes
+    /// (None for any other path).
+    pub fn file_exists(&self, path: &str, now: SimTime) -> Option<bool> {
+        if !self.workload.files.iter().any(|(_, p, _)| p == path) {
+            return None;
+        }
+        let ran = self.started_at.map(|s| now.since(s));
+        let mut exists = false;
+        for (at, p, e) in &self.workload.files {
+            if p == path && ran.is_some_and(|r| *at <= r) {
+                exists = *e;
+            }
+        }
+        Some(exists)
     }
 
     /// The process id crictl inspect shows (stable per container).
@@ -234,7 +262,22 @@ pub struct Workload {
     /// Whether SIGTERM stops it at once (false: killed after the timeout).
     pub handles_sigterm: bool,
     pub output: Output,
+    /// Paths its command creates (true) or removes (false), ms after its start, in order.
+    pub files: Vec<(u64, String, bool)>,
+    /// The memory it uses (bytes), reached one second after its start.
+    pub memory: Option<u64>,
+    /// Its end is the OOM killer's.
+    pub oom: bool,
 }
+
+impl Workload {
+    fn new(ends: Option<(u64, i32)>, handles_sigterm: bool, output: Output) -> Workload {
+        Workload { ends, handles_sigterm, output, files: Vec::new(), memory: None, oom: false }
+    }
+}
+
+/// When a container's memory use reaches what its command allocates.
+pub const MEMORY_RAMP_MS: u64 = 1_000;
 
 /// The pause image every sandbox runs.
 pub const PAUSE_IMAGE: &str = "registry.k8s.io/pause:3.10";
@@ -456,6 +499,7 @@ impl Containerd {
                     finished_at: None,
                     env,
                     process,
+                    oom_killed: false,
                     workload,
                 };
                 self.containers.insert(cid.clone(), c.clone());
@@ -497,6 +541,7 @@ impl Containerd {
                 self.exits.insert(token, cid.clone());
                 if let Some(c) = self.containers.get_mut(&cid) {
                     c.workload.ends = Some((ctx.now.ms() + after, code));
+                    c.workload.oom = false;
                 }
                 self.stops.insert(token, (from, id));
                 ctx.timer_in_chain(after, token);
@@ -586,6 +631,7 @@ impl Containerd {
         c.state = ContainerState::Exited;
         c.exit_code = code;
         c.finished_at = Some(ctx.now);
+        c.oom_killed = c.workload.oom && code == 137;
         let container = c.clone();
         if let Some(p) = &container.process {
             ctx.lifecycle(p, false);
@@ -615,6 +661,9 @@ impl Containerd {
         else {
             return false;
         };
+        if let Some(c) = self.containers.get_mut(&cid) {
+            c.workload.oom = false;
+        }
         // Exit timers and stops of the dead process no longer apply.
         let tokens: Vec<u64> = self.exits.iter().filter(|(_, c)| **c == cid).map(|(t, _)| *t).collect();
         for t in tokens {
@@ -820,11 +869,11 @@ pub fn workload(spec: &ContainerSpec) -> Workload {
         let repo = repository(&full).to_string();
         let base = repo.rsplit('/').next().unwrap_or("");
         if ["busybox", "alpine", "ubuntu", "debian", "centos", "fedora", "bash"].contains(&base) {
-            Workload { ends: Some((0, 0)), handles_sigterm: false, output: Output::default() }
+            Workload::new(Some((0, 0)), false, Output::default())
         } else {
             let tag = full.strip_prefix(repo.as_str()).unwrap_or("").trim_start_matches(':');
             let output = container_output::image_output(&repo, tag).unwrap_or_default();
-            Workload { ends: None, handles_sigterm: true, output }
+            Workload::new(None, true, output)
         }
     } else {
         run_argv(&argv)
@@ -836,8 +885,21 @@ pub fn workload(spec: &ContainerSpec) -> Workload {
     if let Some(text) = spec.annotations.get(container_output::LOGS_ANNOTATION) {
         w.output.prepend(container_output::annotation_lines(text));
     }
+    if let Some(q) =
+        spec.annotations.get(MEMORY_ANNOTATION).and_then(|v| crate::api::quantity::Quantity::parse(v.trim()))
+    {
+        w.memory = Some(q.value().clamp(0, u64::MAX as i128) as u64);
+    }
+    let over_limit = matches!((w.memory, spec.memory_limit), (Some(used), Some(limit)) if used > limit);
+    if over_limit && w.ends.is_none_or(|(ms, _)| ms > MEMORY_RAMP_MS) {
+        w.ends = Some((MEMORY_RAMP_MS, 137));
+        w.oom = true;
+    }
     w
 }
+
+/// The pod annotation that sets every container's memory use.
+pub const MEMORY_ANNOTATION: &str = "kubeglass.dev/memory";
 
 fn run_argv(argv: &[String]) -> Workload {
     let prog = argv[0].rsplit('/').next().unwrap_or("");
@@ -846,13 +908,38 @@ fn run_argv(argv: &[String]) -> Workload {
             let script = argv.get(i + 1).cloned().unwrap_or_default();
             return run_script(&script);
         }
-        return Workload { ends: Some((0, 0)), handles_sigterm: false, output: Output::default() };
+        return Workload::new(Some((0, 0)), false, Output::default());
+    }
+    if prog == "stress" {
+        let mut w = Workload::new(None, true, Output::default());
+        w.memory = Some(stress_memory(&argv[1..]));
+        return w;
     }
     if !["sleep", "true", "false", "echo", "exit", "date", "env", "printenv", "cat", "ls"].contains(&prog) {
         // A server binary (etcd, kube-apiserver, nginx, python app.py, …): runs until stopped.
-        return Workload { ends: None, handles_sigterm: true, output: Output::default() };
+        return Workload::new(None, true, Output::default());
     }
     run_script(&argv.iter().map(|a| shell_quote(a)).collect::<Vec<_>>().join(" "))
+}
+
+/// What `stress --vm N --vm-bytes B` allocates: N workers of B bytes each (stress's suffixes b, k, m, g
+/// are powers of 1024).
+fn stress_memory(args: &[String]) -> u64 {
+    let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1));
+    let workers = value("--vm").and_then(|v| v.parse::<u64>().ok()).unwrap_or(1);
+    let bytes = value("--vm-bytes").map_or(256 << 20, |v| {
+        let v = v.trim();
+        let (digits, unit) = v.split_at(v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len()));
+        let n = digits.parse::<u64>().unwrap_or(0);
+        let shift = match unit.to_ascii_lowercase().as_str() {
+            "k" => 10,
+            "m" => 20,
+            "g" => 30,
+            _ => 0,
+        };
+        n.saturating_mul(1 << shift)
+    });
+    workers.saturating_mul(bytes)
 }
 
 fn shell_quote(a: &str) -> String {
@@ -867,9 +954,14 @@ fn shell_quote(a: &str) -> String {
 fn run_script(script: &str) -> Workload {
     let mut ms: u64 = 0;
     let mut once = Vec::new();
+    let mut files = Vec::new();
     let statements: Vec<&str> =
         script.split(['\n', ';']).flat_map(|s| s.split("&&")).flat_map(|s| s.split("||")).collect();
     let mut i = 0;
+    let with_files = |mut w: Workload, files: Vec<(u64, String, bool)>| {
+        w.files = files;
+        w
+    };
     while i < statements.len() {
         let words: Vec<&str> = statements[i].split_whitespace().collect();
         i += 1;
@@ -882,23 +974,25 @@ fn run_script(script: &str) -> Workload {
             }
             let mut pass_ms = 0;
             let mut lines = Vec::new();
+            let mut ignored = Vec::new();
             for stmt in body {
                 let words: Vec<&str> = stmt.split_whitespace().collect();
-                if let Step::End(_) = step(&words, &mut pass_ms, &mut lines) {
+                if let Step::End(_) = step(&words, &mut pass_ms, &mut lines, &mut ignored) {
                     break;
                 }
             }
-            return forever(Output::new(once, Some(Repeat { from_ms: ms, period_ms: pass_ms, lines })));
+            let w = forever(Output::new(once, Some(Repeat { from_ms: ms, period_ms: pass_ms, lines })));
+            return with_files(w, files);
         }
-        match step(&words, &mut ms, &mut once) {
+        match step(&words, &mut ms, &mut once, &mut files) {
             Step::Next => {}
             Step::End(code) => {
-                return Workload { ends: Some((ms, code)), handles_sigterm: false, output: Output::new(once, None) }
+                return with_files(Workload::new(Some((ms, code)), false, Output::new(once, None)), files);
             }
-            Step::Forever => return forever(Output::new(once, None)),
+            Step::Forever => return with_files(forever(Output::new(once, None)), files),
         }
     }
-    Workload { ends: Some((ms, 0)), handles_sigterm: false, output: Output::new(once, None) }
+    with_files(Workload::new(Some((ms, 0)), false, Output::new(once, None)), files)
 }
 
 /// What one statement of a script does to the process.
@@ -908,7 +1002,7 @@ enum Step {
     Forever,
 }
 
-fn step(words: &[&str], ms: &mut u64, lines: &mut Vec<Planned>) -> Step {
+fn step(words: &[&str], ms: &mut u64, lines: &mut Vec<Planned>, files: &mut Vec<(u64, String, bool)>) -> Step {
     let Some(first) = words.first().map(|w| w.rsplit('/').next().unwrap_or(w)) else { return Step::Next };
     match first {
         "sleep" => match words.get(1).map(|w| w.trim_end_matches('s')) {
@@ -924,6 +1018,12 @@ fn step(words: &[&str], ms: &mut u64, lines: &mut Vec<Planned>) -> Step {
             stream: container_output::Stream::Stdout,
             text: container_output::Text::Date,
         }),
+        "touch" | "rm" => {
+            let exists = first == "touch";
+            for path in words[1..].iter().filter(|w| !w.starts_with('-')) {
+                files.push((*ms, path.trim_matches(['"', '\'']).to_string(), exists));
+            }
+        }
         "tail" | "nginx" | "httpd" | "redis-server" => return Step::Forever,
         _ => {}
     }
@@ -931,7 +1031,7 @@ fn step(words: &[&str], ms: &mut u64, lines: &mut Vec<Planned>) -> Step {
 }
 
 fn forever(output: Output) -> Workload {
-    Workload { ends: None, handles_sigterm: false, output }
+    Workload::new(None, false, output)
 }
 
 /// A running container of `image` with `env`, for tests of what runs in containers.
@@ -952,7 +1052,8 @@ pub(crate) fn test_container(image: &str, env: Env) -> Container {
         finished_at: None,
         env,
         process: None,
-        workload: Workload { ends: None, handles_sigterm: true, output: Output::default() },
+        oom_killed: false,
+        workload: Workload::new(None, true, Output::default()),
     }
 }
 
@@ -1003,6 +1104,37 @@ mod tests {
         assert_eq!(workload(&spec("busybox", &["echo"], &[])).ends, Some((0, 0)));
         assert!(pull_error("").is_some(), "an empty image name cannot be resolved");
         assert_eq!(normalize(""), "docker.io/library/:latest");
+    }
+
+    #[test]
+    fn a_script_touches_and_removes_files_at_the_time_its_sleeps_add_up_to() {
+        let script = "touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600";
+        let w = workload(&spec("busybox", &["/bin/sh", "-c", script], &[]));
+        assert_eq!(w.files, [(0, "/tmp/healthy".to_string(), true), (30_000, "/tmp/healthy".to_string(), false)]);
+        let mut c = test_container("busybox", Env::default());
+        c.workload = w;
+        let at = |s: u64| SimTime::ZERO.plus_ms(s * 1000);
+        assert_eq!(c.file_exists("/tmp/healthy", at(5)), Some(true));
+        assert_eq!(c.file_exists("/tmp/healthy", at(29)), Some(true));
+        assert_eq!(c.file_exists("/tmp/healthy", at(30)), Some(false));
+        assert_eq!(c.file_exists("/tmp/other", at(5)), None);
+    }
+
+    #[test]
+    fn memory_above_the_limit_ends_the_container_as_oom_killed_after_a_second() {
+        let mut s = spec("polinux/stress", &["stress"], &["--vm", "1", "--vm-bytes", "250M", "--vm-hang", "1"]);
+        assert_eq!(workload(&s).memory, Some(250 << 20));
+        assert_eq!(workload(&s).ends, None, "without a limit it runs");
+        s.memory_limit = Some(100 << 20);
+        let w = workload(&s);
+        assert_eq!((w.ends, w.oom), (Some((MEMORY_RAMP_MS, 137)), true));
+        s.memory_limit = Some(300 << 20);
+        assert_eq!(workload(&s).ends, None);
+        let mut annotated = spec("nginx:1.27", &[], &[]);
+        annotated.annotations.insert(MEMORY_ANNOTATION.into(), "300Mi".into());
+        annotated.memory_limit = Some(256 << 20);
+        assert!(workload(&annotated).oom);
+        assert_eq!(workload(&spec("busybox", &["stress"], &["--vm-bytes", "1g", "--vm", "2"])).memory, Some(2 << 30));
     }
 
     #[test]
