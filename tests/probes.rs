@@ -295,3 +295,26 @@ fn a_restarted_kubelet_keeps_ready_containers_ready() {
         assert_eq!(row(&mut c, "web"), "web 1/1 Running 0");
     }
 }
+
+#[test]
+fn a_liveness_kill_runs_the_pre_stop_hook_and_then_waits_out_the_grace_period() {
+    let mut c = Cluster::new_default(1);
+    let spec = "  terminationGracePeriodSeconds: 5\n  containers:\n  - name: app\n    image: busybox:1.36\n    command: [sleep, infinity]\n    livenessProbe:\n      exec: {command: [cat, /nope]}\n      initialDelaySeconds: 3\n      failureThreshold: 1\n    lifecycle:\n      preStop:\n        exec: {command: [sh, -c, 'exit 1']}\n";
+    apply(&mut c, &pod("hooked", spec));
+    let start = c.now().ms();
+    // Probed 3 s after the start: killed; the hook fails at once and sleep ignores SIGTERM for the 5 s.
+    at(&mut c, start, 9);
+    assert_eq!(row(&mut c, "hooked"), "hooked 1/1 Running 0");
+    let ev = events(&mut c, "hooked");
+    assert!(
+        ev.contains(
+            "Warning Unhealthy 5s kubelet Liveness probe failed: cat: can't open '/nope': No such file or directory\n"
+        ),
+        "{ev}"
+    );
+    assert!(ev.contains("Normal Killing 5s kubelet Container app failed liveness probe, will be restarted\n"), "{ev}");
+    assert!(ev.contains("Warning FailedPreStopHook 5s kubelet PreStopHook failed\n"), "{ev}");
+    at(&mut c, start, 11);
+    assert_eq!(row(&mut c, "hooked"), "hooked 1/1 Running 1 (2s ago)");
+    assert_eq!(jsonpath(&mut c, "hooked", ".status.containerStatuses[0].lastState.terminated.exitCode"), "137");
+}

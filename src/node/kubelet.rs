@@ -1092,11 +1092,14 @@ impl Kubelet {
                     Err(e) => Some(e),
                 };
                 if let Some(e) = failed {
+                    // The event leaves the hook's output out (it may hold secrets); the journal has it.
                     let msg = format!(
-                        "PreStopHook failed: Exec lifecycle hook ({cmd:?}) for Container {container:?} in Pod {:?} failed - error: {e}",
-                        pod_ref(&w.pod)
+                        "\"PreStop hook failed\" err={} pod={:?} podUID={uid:?} containerName={container:?}",
+                        go_quote(&e),
+                        w.key
                     );
-                    self.record(ctx, uid, Some(&container), "Warning", "FailedPreStopHook", &msg);
+                    self.log(ctx.now, 'E', "kuberuntime_container.go:666", &msg);
+                    self.record(ctx, uid, Some(&container), "Warning", "FailedPreStopHook", "PreStopHook failed");
                 }
             }
             (Step::Stop, Ok(CriReply::Container(c))) => {
@@ -1247,10 +1250,7 @@ impl Kubelet {
             let left = self.containers.values().find(|c| c.pod_uid == uid && c.state == ContainerState::Running);
             if let Some(c) = left.cloned() {
                 let grace = w.pod.spec.as_ref().and_then(|s| s.termination_grace_period_seconds).unwrap_or(30);
-                let msg = format!("Stopping container {}", c.name);
-                self.record(ctx, uid, Some(&c.name), "Normal", "Killing", &msg);
-                self.log_kill(ctx.now, &w, &c.name, &c.id, grace);
-                self.work(ctx, uid, CriCall::StopContainer { id: c.id.clone(), timeout_s: grace }, Step::Stop);
+                self.stop_container(ctx, uid, &w, &c, grace, Some(format!("Stopping container {}", c.name)));
                 return;
             }
             self.post_pod_status(ctx, uid);
@@ -1281,14 +1281,17 @@ impl Kubelet {
         };
         let _ = sandbox;
         if let Some(kill) = w.kill.clone() {
-            if let Some(w) = self.workers.get_mut(uid) {
-                w.kill = None;
+            let running = self.containers.get(&kill.cid).filter(|c| c.state == ContainerState::Running).cloned();
+            let sent = match &running {
+                Some(c) => self.stop_container(ctx, uid, &w, c, kill.grace_s, Some(kill.message)),
+                None => true,
+            };
+            if sent {
+                if let Some(w) = self.workers.get_mut(uid) {
+                    w.kill = None;
+                }
             }
-            if self.containers.get(&kill.cid).is_some_and(|c| c.state == ContainerState::Running) {
-                self.record(ctx, uid, Some(&kill.container), "Normal", "Killing", &kill.message);
-                self.log_kill(ctx.now, &w, &kill.container, &kill.cid, kill.grace_s);
-                let call = CriCall::StopContainer { id: kill.cid.clone(), timeout_s: kill.grace_s };
-                self.work(ctx, uid, call, Step::Stop);
+            if running.is_some() {
                 return;
             }
         }
@@ -1393,6 +1396,58 @@ impl Kubelet {
                 self.ensure_image(ctx, uid, name, c.attempt + 1)
             }
         }
+    }
+
+    /// Stops a container as killContainer does: records `Killing` with `message` the first time, runs its
+    /// preStop hook (exec, sleep; httpGet answers at once), then asks containerd to stop it with what is left
+    /// of `grace` (at least 2 s after a hook). True once StopContainer is sent.
+    fn stop_container(
+        &mut self,
+        ctx: &mut Ctx,
+        uid: &str,
+        w: &Worker,
+        c: &Container,
+        grace: i64,
+        message: Option<String>,
+    ) -> bool {
+        let began = w.stopping.get(&c.id).copied();
+        let first = began.is_none();
+        if first {
+            if let Some(w) = self.workers.get_mut(uid) {
+                w.stopping.insert(c.id.clone(), ctx.now);
+            }
+            if let Some(message) = &message {
+                self.record(ctx, uid, Some(&c.name), "Normal", "Killing", message);
+            }
+        }
+        let began = began.unwrap_or(ctx.now);
+        let hook = if w.gone || c.state != ContainerState::Running {
+            None
+        } else {
+            container_spec(&w.pod, &c.name).and_then(|s| s.lifecycle.as_ref()).and_then(|l| l.pre_stop.clone())
+        };
+        if let Some(hook) = &hook {
+            if let (true, Some(exec)) = (first, hook.exec.as_ref()) {
+                let cmd = exec.command.clone().unwrap_or_default();
+                let call = CriCall::ExecSync { id: c.id.clone(), cmd: cmd.clone(), stdin: None, tty: false };
+                self.work(ctx, uid, call, Step::PreStop { container: c.name.clone(), cmd });
+                return false;
+            }
+            if let Some(sleep) = hook.sleep.as_ref() {
+                let secs = u64::try_from(sleep.seconds.clamp(0, grace.max(0))).unwrap_or(0);
+                let until = began.plus_ms(secs * 1000);
+                if ctx.now < until {
+                    self.wake(ctx, uid, until);
+                    return false;
+                }
+            }
+        }
+        // What the preStop hook used of the grace period is gone (the kubelet keeps at least 2 s).
+        let spent = i64::try_from(ctx.now.since(began) / 1000).unwrap_or(i64::MAX);
+        let timeout = if hook.is_some() { (grace - spent).max(2) } else { grace };
+        self.log_kill(ctx.now, w, &c.name, &c.id, timeout);
+        self.work(ctx, uid, CriCall::StopContainer { id: c.id.clone(), timeout_s: timeout }, Step::Stop);
+        true
     }
 
     /// `"Killing container with a grace period"`.
@@ -1528,43 +1583,8 @@ impl Kubelet {
                 .deletion_grace_period_seconds
                 .or(w.pod.spec.as_ref().and_then(|s| s.termination_grace_period_seconds))
                 .unwrap_or(30);
-            let began = w.stopping.get(&c.id).copied();
-            let first = began.is_none();
-            if first {
-                if let Some(w) = self.workers.get_mut(uid) {
-                    w.stopping.insert(c.id.clone(), ctx.now);
-                }
-                if !w.gone {
-                    let msg = format!("Stopping container {}", c.name);
-                    self.record(ctx, uid, Some(&c.name.clone()), "Normal", "Killing", &msg);
-                }
-            }
-            let began = began.unwrap_or(ctx.now);
-            let hook = if w.gone || c.state != ContainerState::Running {
-                None
-            } else {
-                container_spec(&w.pod, &c.name).and_then(|s| s.lifecycle.as_ref()).and_then(|l| l.pre_stop.clone())
-            };
-            if let Some(hook) = &hook {
-                if let (true, Some(exec)) = (first, hook.exec.as_ref()) {
-                    let cmd = exec.command.clone().unwrap_or_default();
-                    let call = CriCall::ExecSync { id: c.id.clone(), cmd: cmd.clone(), stdin: None, tty: false };
-                    self.work(ctx, uid, call, Step::PreStop { container: c.name.clone(), cmd });
-                    return;
-                }
-                if let Some(sleep) = hook.sleep.as_ref() {
-                    let until = began.plus_ms(u64::try_from(sleep.seconds.clamp(0, grace.max(0))).unwrap_or(0) * 1000);
-                    if ctx.now < until {
-                        self.wake(ctx, uid, until);
-                        return;
-                    }
-                }
-            }
-            // What the preStop hook used of the grace period is gone (the kubelet keeps at least 2 s).
-            let spent = i64::try_from(ctx.now.since(began) / 1000).unwrap_or(i64::MAX);
-            let timeout = if hook.is_some() { (grace - spent).max(2) } else { grace };
-            self.log_kill(ctx.now, w, &c.name, &c.id, timeout);
-            self.work(ctx, uid, CriCall::StopContainer { id: c.id.clone(), timeout_s: timeout }, Step::Stop);
+            let message = (!w.gone).then(|| format!("Stopping container {}", c.name));
+            self.stop_container(ctx, uid, w, c, grace, message);
             return;
         }
         if !w.gone && !w.is_static {

@@ -250,6 +250,9 @@ impl Kubelet {
     pub(super) fn ensure_probes(&mut self, ctx: &mut Ctx, uid: &str, name: &str, c: &Container) {
         let Some(w) = self.workers.get(uid) else { return };
         let Some(spec) = container_spec(&w.pod, name) else { return };
+        if ProbeKind::ALL.iter().all(|k| k.of(spec).is_none()) {
+            return;
+        }
         let reported = w
             .pod
             .status
