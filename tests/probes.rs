@@ -318,3 +318,20 @@ fn a_liveness_kill_runs_the_pre_stop_hook_and_then_waits_out_the_grace_period() 
     assert_eq!(row(&mut c, "hooked"), "hooked 1/1 Running 1 (2s ago)");
     assert_eq!(jsonpath(&mut c, "hooked", ".status.containerStatuses[0].lastState.terminated.exitCode"), "137");
 }
+
+#[test]
+fn a_failing_post_start_hook_kills_the_container_and_a_passing_one_lets_it_run() {
+    let mut c = Cluster::new_default(1);
+    let spec = |script: &str| {
+        format!("  containers:\n  - name: web\n    image: nginx:1.27\n    lifecycle:\n      postStart:\n        exec: {{command: [sh, -c, '{script}']}}\n")
+    };
+    apply(&mut c, &pod("fails", &spec("exit 1")));
+    apply(&mut c, &pod("passes", &spec("echo hi")));
+    c.advance_ms(8_000);
+    let ev = events(&mut c, "fails");
+    assert!(ev.contains(" kubelet PostStartHook failed\n") && ev.contains("Warning FailedPostStartHook "), "{ev}");
+    assert!(ev.contains(" kubelet FailedPostStartHook\n") && ev.contains("Normal Killing "), "{ev}");
+    assert_ne!(jsonpath(&mut c, "fails", ".status.containerStatuses[0].restartCount"), "0");
+    assert_eq!(row(&mut c, "passes"), "passes 1/1 Running 0");
+    assert!(!events(&mut c, "passes").contains("Failed"));
+}

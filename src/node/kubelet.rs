@@ -5,9 +5,11 @@
 //! (CRI list at start, exit events after). Writes: its Node (registers it, then status every 10 s when something
 //! changed or 5 min passed), its Lease `kube-node-lease/<node>` every 10 s, pod status, mirror pods for
 //! static pods, the final delete (grace 0) of pods it finished terminating, and its events (`Pulling`,
-//! `Pulled`, `Created`, `Started`, `Killing`, `BackOff`, `Failed`). Talks to containerd with CRI calls.
+//! `Pulled`, `Created`, `Started`, `Killing`, `BackOff`, `Failed`, `Unhealthy`, `FailedPreStopHook`,
+//! `FailedPostStartHook`). Talks to containerd with CRI calls (probes and hooks included).
 //! Counterpart: `pkg/kubelet` (kubelet.go syncPod, kuberuntime_manager.go computePodActions,
-//! images/image_manager.go, nodestatus/setters.go, nodelease, status/status_manager.go, pod/mirror_client.go).
+//! kuberuntime_container.go, images/image_manager.go, prober, nodestatus/setters.go, nodelease,
+//! status/status_manager.go, pod/mirror_client.go).
 //!
 //! Static pods run without the apiserver (they are how the control plane starts); removing a manifest
 //! stops the pod and deletes its mirror pod, putting the same file back runs it again (the same UID).
@@ -21,10 +23,12 @@
 //! running and restarting beside the app containers); probes are in [`probes`], the pod's status in
 //! [`status`]. Deleting a pod runs each container's preStop hook (exec, httpGet, sleep) before it is
 //! stopped with what is left of the grace period (at least 2 s); images that handle SIGTERM stop at once,
-//! the others are killed when the grace period ends (exit 137, see [`super::runtime`]).
+//! the others are killed when the grace period ends (exit 137, see [`super::runtime`]). A postStart hook
+//! runs right after its container started (exec, sleep, httpGet); when it fails the container is killed
+//! (`FailedPostStartHook`) and restarted under the pod's policy.
 //!
-//! Simplified: one CRI call in flight per pod (so a pod's containers stop one after another), no postStart
-//! hooks, the runtime counts as down as soon as a CRI call is refused; a missing config file leaves the
+//! Simplified: one CRI call in flight per pod (so a pod's containers stop one after another), the runtime
+//! counts as down as soon as a CRI call is refused; a missing config file leaves the
 //! kubelet without a static pod path (the real one exits and systemd restarts it).
 
 mod probes;
@@ -131,6 +135,8 @@ struct Worker {
     kill: Option<Kill>,
     /// Containers being stopped (by id): when their stop (preStop hook, then the signal) began.
     stopping: BTreeMap<String, SimTime>,
+    /// A postStart sleep hook holds the pod worker until then.
+    hold_until: Option<SimTime>,
 }
 
 #[derive(Debug, Clone)]
@@ -181,6 +187,12 @@ enum Step {
     /// A container's preStop exec hook.
     PreStop {
         container: String,
+        cmd: Vec<String>,
+    },
+    /// A container's postStart exec hook.
+    PostStart {
+        container: String,
+        cid: String,
         cmd: Vec<String>,
     },
     RemoveSandbox,
@@ -1075,10 +1087,25 @@ impl Kubelet {
             }
             (Step::Start { container }, Ok(CriReply::Container(c))) => {
                 self.record(ctx, uid, Some(&container), "Normal", "Started", &format!("Started container {container}"));
+                let cid = c.id.clone();
                 self.containers.insert(c.id.clone(), c);
                 self.log_started(ctx.now, uid);
                 if let Some(w) = self.workers.get_mut(uid) {
                     w.waiting.remove(&container);
+                }
+                self.post_start(ctx, uid, &w, &container, &cid);
+            }
+            (Step::PostStart { container, cid, cmd }, result) => {
+                let failed = match result {
+                    Ok(CriReply::Exec { output, exit_code }) if exit_code != 0 => {
+                        let out: String = output.iter().map(|(_, t)| t.as_str()).collect();
+                        Some(format!("command '{}' exited with {exit_code}: {out}", cmd.join(" ")))
+                    }
+                    Ok(_) => None,
+                    Err(e) => Some(e),
+                };
+                if let Some(e) = failed {
+                    self.post_start_failed(ctx, uid, &w, &container, &cid, &e);
                 }
             }
             (Step::PreStop { container, cmd }, result) => {
@@ -1231,7 +1258,7 @@ impl Kubelet {
         }
         let Some(w) = self.workers.get(uid).cloned() else { return };
         // Pods from the API wait for the first list; static pods run without the apiserver.
-        if w.busy || (!w.is_static && !self.conn.synced()) {
+        if w.busy || (!w.is_static && !self.conn.synced()) || w.hold_until.is_some_and(|t| ctx.now < t) {
             return;
         }
         if w.orphan && !w.gone {
@@ -1448,6 +1475,56 @@ impl Kubelet {
         self.log_kill(ctx.now, w, &c.name, &c.id, timeout);
         self.work(ctx, uid, CriCall::StopContainer { id: c.id.clone(), timeout_s: timeout }, Step::Stop);
         true
+    }
+
+    /// Runs a container's postStart hook right after it started (exec through ExecSync, which holds the pod
+    /// worker until it answers; sleep holds it that long; httpGet is answered at once).
+    fn post_start(&mut self, ctx: &mut Ctx, uid: &str, w: &Worker, container: &str, cid: &str) {
+        let Some(spec) = container_spec(&w.pod, container).cloned() else { return };
+        let Some(hook) = spec.lifecycle.as_ref().and_then(|l| l.post_start.clone()) else { return };
+        if let Some(exec) = &hook.exec {
+            let cmd = exec.command.clone().unwrap_or_default();
+            let call = CriCall::ExecSync { id: cid.to_string(), cmd: cmd.clone(), stdin: None, tty: false };
+            let step = Step::PostStart { container: container.to_string(), cid: cid.to_string(), cmd };
+            self.work(ctx, uid, call, step);
+        } else if let Some(sleep) = &hook.sleep {
+            let until = ctx.now.plus_ms(u64::try_from(sleep.seconds.max(0)).unwrap_or(0).saturating_mul(1000));
+            if let Some(w) = self.workers.get_mut(uid) {
+                w.hold_until = Some(until);
+            }
+            self.wake(ctx, uid, until);
+        } else if let Some(get) = &hook.http_get {
+            let probe = crate::api::api::core::v1::Probe { http_get: Some(get.clone()), ..Default::default() };
+            let open = self.pod_listeners(uid, w);
+            let ip = w.ip.clone().unwrap_or_default();
+            match probes::network_probe(&probe, &spec, &ip, &open, false) {
+                probes::Outcome::Success => {}
+                probes::Outcome::Failure(e) | probes::Outcome::Error(e) => {
+                    self.post_start_failed(ctx, uid, w, container, cid, &e)
+                }
+            }
+        }
+    }
+
+    /// A failed postStart hook: `FailedPostStartHook` (without the output, which may hold secrets), and the
+    /// container is killed and restarted under the pod's policy.
+    fn post_start_failed(&mut self, ctx: &mut Ctx, uid: &str, w: &Worker, container: &str, cid: &str, err: &str) {
+        let msg = format!(
+            "\"PostStartHook failed\" err={} pod={:?} podUID={uid:?} containerName={container:?}",
+            go_quote(err),
+            w.key
+        );
+        self.log(ctx.now, 'E', "kuberuntime_container.go:308", &msg);
+        self.record(ctx, uid, Some(container), "Warning", "FailedPostStartHook", "PostStartHook failed");
+        let grace = w.pod.spec.as_ref().and_then(|s| s.termination_grace_period_seconds).unwrap_or(30);
+        if let Some(w) = self.workers.get_mut(uid) {
+            w.kill = Some(Kill {
+                container: container.to_string(),
+                cid: cid.to_string(),
+                message: "FailedPostStartHook".into(),
+                grace_s: grace,
+            });
+        }
     }
 
     /// `"Killing container with a grace period"`.
@@ -1740,6 +1817,7 @@ impl Worker {
             probes: BTreeMap::new(),
             kill: None,
             stopping: BTreeMap::new(),
+            hold_until: None,
         }
     }
 }

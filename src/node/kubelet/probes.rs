@@ -360,7 +360,7 @@ impl Kubelet {
     }
 
     /// What the pod's running containers listen on.
-    fn pod_listeners(&self, uid: &str, w: &Worker) -> Vec<Listener> {
+    pub(super) fn pod_listeners(&self, uid: &str, w: &Worker) -> Vec<Listener> {
         let Some(spec) = w.pod.spec.as_ref() else { return Vec::new() };
         let mut open = Vec::new();
         for c in spec.containers.iter().chain(spec.init_containers.iter().flatten()) {
