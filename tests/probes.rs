@@ -335,3 +335,17 @@ fn a_failing_post_start_hook_kills_the_container_and_a_passing_one_lets_it_run()
     assert_eq!(row(&mut c, "passes"), "passes 1/1 Running 0");
     assert!(!events(&mut c, "passes").contains("Failed"));
 }
+
+#[test]
+fn a_sidecar_with_a_startup_probe_holds_the_app_back_until_the_probe_passes() {
+    let mut c = Cluster::new_default(1);
+    let spec = "  initContainers:\n  - name: proxy\n    image: nginx:1.27\n    restartPolicy: Always\n    startupProbe:\n      tcpSocket: {port: 80}\n      initialDelaySeconds: 4\n  containers:\n  - name: app\n    image: busybox:1.36\n    command: [sleep, infinity]\n";
+    apply(&mut c, &pod("gated", spec));
+    c.advance_ms(15_000);
+    assert_eq!(row(&mut c, "gated"), "gated 2/2 Running 0");
+    let time = |c: &mut Cluster, path: &str| kubeglass::sim::time::parse_rfc3339(&jsonpath(c, "gated", path));
+    let proxy = time(&mut c, ".status.initContainerStatuses[0].state.running.startedAt");
+    let app = time(&mut c, ".status.containerStatuses[0].state.running.startedAt");
+    let (Some(proxy), Some(app)) = (proxy, app) else { panic!("both run") };
+    assert!(app.since(proxy) >= 4_000, "the app started {} ms after the sidecar", app.since(proxy));
+}

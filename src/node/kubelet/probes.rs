@@ -462,6 +462,8 @@ impl Kubelet {
                 }
                 self.sync(ctx, uid);
             }
+            // A sidecar that started lets the next init container run.
+            (ProbeKind::Startup, true) => self.sync(ctx, uid),
             _ => self.post_pod_status(ctx, uid),
         }
     }
