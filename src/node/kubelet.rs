@@ -31,6 +31,7 @@
 //! counts as down as soon as a CRI call is refused; a missing config file leaves the
 //! kubelet without a static pod path (the real one exits and systemd restarts it).
 
+mod pod_ref;
 mod probes;
 pub mod server;
 mod status;
@@ -57,6 +58,7 @@ use super::journal::{go_quote, Journal};
 use super::runtime::{Container, ContainerSpec, ContainerState, CriCall, CriMessage, CriReply};
 use super::static_pods::{self, StaticPod, FILE_CHECK_MS};
 use super::volumes::{claim_error, claims_of, failed_mount_message, Mounts};
+use pod_ref::{PodRef, Posted};
 use probes::{Kill, ProbeCall, ProbeKind, ProbeState, ProbeTimer, TIMER_PROBE_BASE};
 
 /// The version every kubelet reports.
@@ -100,7 +102,7 @@ pub struct KubeletConfig {
 struct Worker {
     /// `namespace/name` (for a static pod: its mirror pod's).
     key: String,
-    pod: Pod,
+    pod: PodRef,
     is_static: bool,
     /// A CRI call for this pod is in flight.
     busy: bool,
@@ -117,7 +119,7 @@ struct Worker {
     gone: bool,
     delete_sent: bool,
     conditions: BTreeMap<String, (bool, String)>,
-    last_status: Option<Value>,
+    last_status: Option<Posted>,
     start_time: Option<SimTime>,
     timer_at: Option<SimTime>,
     /// Known only from a containerd sandbox (the API has no such pod).
@@ -707,7 +709,7 @@ impl Kubelet {
                 }
                 Some(_) => {}
                 None => {
-                    let mut w = Worker::new(sp.key.clone(), sp.pod);
+                    let mut w = Worker::new(sp.key.clone(), PodRef::owned(sp.pod));
                     w.is_static = true;
                     self.workers.insert(uid.clone(), w);
                     self.log(ctx.now, 'I', "kubelet.go:2452", &add);
@@ -822,15 +824,16 @@ impl Kubelet {
     }
 
     /// Records a pod from the informer; the uid of the worker to sync. Mirror pods are not run.
-    fn take_pod(&mut self, o: &Object, deleted: bool) -> Option<String> {
-        let Object::Pod(pod) = o else { return None };
+    fn take_pod(&mut self, o: &Arc<Object>, deleted: bool) -> Option<String> {
+        let Object::Pod(pod) = o.as_ref() else { return None };
+        let shared = PodRef::shared(o)?;
         if pod.metadata.annotations.as_ref().is_some_and(|a| a.contains_key(MIRROR)) {
             return None;
         }
         let uid = pod.metadata.uid.clone()?;
         let w = self.workers.entry(uid.clone()).or_insert_with(|| {
             // A restarted kubelet keeps the transition times the API already has.
-            let mut w = Worker::new(o.ns_name(), pod.clone());
+            let mut w = Worker::new(o.ns_name(), shared.clone());
             for c in pod.status.as_ref().and_then(|s| s.conditions.as_ref()).into_iter().flatten() {
                 if let Some(at) = c.last_transition_time.as_ref() {
                     let at = serde_json::to_value(at).ok().and_then(|v| v.as_str().map(str::to_string));
@@ -841,7 +844,7 @@ impl Kubelet {
             }
             w
         });
-        w.pod = pod.clone();
+        w.pod = shared;
         w.orphan = false;
         w.key = o.ns_name();
         if deleted {
@@ -862,7 +865,7 @@ impl Kubelet {
             }
             match self.conn.informer(0).get(&w.key).map(|o| o.as_ref().clone()) {
                 None => {
-                    let mut pod = w.pod.clone();
+                    let mut pod = Pod::clone(&w.pod);
                     pod.metadata.uid = None;
                     let mut annotations = pod.metadata.annotations.clone().unwrap_or_default();
                     annotations.insert(MIRROR.into(), uid.clone());
@@ -965,10 +968,12 @@ impl Kubelet {
                                 } else {
                                     // A sandbox of a pod this kubelet does not know (yet): keep it as an orphan
                                     // worker so it is cleaned up when the pod turns out to be gone.
-                                    let mut w = Worker::new(format!("{}/{}", s.namespace, s.name), Pod::default());
-                                    w.pod.metadata.uid = Some(s.uid.clone());
-                                    w.pod.metadata.name = Some(s.name.clone());
-                                    w.pod.metadata.namespace = Some(s.namespace.clone());
+                                    let mut pod = Pod::default();
+                                    pod.metadata.uid = Some(s.uid.clone());
+                                    pod.metadata.name = Some(s.name.clone());
+                                    pod.metadata.namespace = Some(s.namespace.clone());
+                                    let key = format!("{}/{}", s.namespace, s.name);
+                                    let mut w = Worker::new(key, PodRef::owned(pod));
                                     w.sandbox = Some(s.id.clone());
                                     w.ip = Some(s.ip.clone());
                                     w.start_time = Some(s.created_at);
@@ -1679,7 +1684,7 @@ impl Kubelet {
             match readd {
                 Some(pod) => {
                     // Its manifest is back: the same static pod starts again.
-                    let mut fresh = Worker::new(w.key.clone(), *pod);
+                    let mut fresh = Worker::new(w.key.clone(), PodRef::owned(*pod));
                     fresh.is_static = true;
                     self.workers.insert(uid.to_string(), fresh);
                     self.ensure_mirrors(ctx);
@@ -1734,13 +1739,13 @@ impl Kubelet {
             return;
         }
         let status = self.pod_status(ctx, uid, &w);
-        if w.last_status.as_ref() == Some(&status) {
+        let posted = Posted::of(&status);
+        if w.last_status == Some(posted) {
             return;
         }
         // The status manager never moves a pod out of a terminal phase (a finalizer may keep the pod in the
         // API after its containers and sandbox are gone).
-        let terminal = |s: &Value| matches!(s["phase"].as_str(), Some("Succeeded" | "Failed"));
-        if w.last_status.as_ref().is_some_and(terminal) && !terminal(&status) {
+        if w.last_status.is_some_and(|last| last.terminal) && !posted.terminal {
             return;
         }
         let (ns, name) = w.key.split_once('/').unwrap_or(("default", &w.key));
@@ -1748,16 +1753,16 @@ impl Kubelet {
             .namespace(Some(ns))
             .name(name)
             .subresource("status");
-        req.patch = Some(PatchBody::Merge(json!({ "status": status.clone() })));
+        req.patch = Some(PatchBody::Merge(json!({ "status": status })));
         if let Some(w) = self.workers.get_mut(uid) {
-            w.last_status = Some(status);
+            w.last_status = Some(posted);
         }
         self.call(ctx, req, ApiCall::PodStatus { uid: uid.to_string() });
     }
 
     fn record(&mut self, ctx: &mut Ctx, uid: &str, container: Option<&str>, type_: &str, reason: &str, message: &str) {
         let Some(w) = self.workers.get(uid) else { return };
-        let mut pod = w.pod.clone();
+        let mut pod = Pod::clone(&w.pod);
         if w.is_static {
             match self.conn.informer(0).get(&w.key).map(|o| o.as_ref().clone()) {
                 Some(Object::Pod(mirror)) => pod = mirror,
@@ -1792,7 +1797,7 @@ impl Kubelet {
 }
 
 impl Worker {
-    fn new(key: String, pod: Pod) -> Worker {
+    fn new(key: String, pod: PodRef) -> Worker {
         Worker {
             key,
             pod,

@@ -260,11 +260,8 @@ impl Kubelet {
     }
 
     /// The pod `namespace/name` as the kubelet's pod manager knows it, with its uid.
-    fn pod_by_name(&self, key: &str) -> Option<(String, &Pod, Option<&Value>)> {
-        self.workers
-            .iter()
-            .find(|(_, w)| w.key == key && !w.gone && !w.orphan)
-            .map(|(uid, w)| (uid.clone(), &w.pod, w.last_status.as_ref()))
+    fn pod_by_name(&self, key: &str) -> Option<(String, &Pod)> {
+        self.workers.iter().find(|(_, w)| w.key == key && !w.gone && !w.orphan).map(|(uid, w)| (uid.clone(), &*w.pod))
     }
 
     /// `GET /containerLogs`: which run to read, then its log from containerd (None: the answer comes later).
@@ -277,7 +274,7 @@ impl Kubelet {
         container: &str,
         options: LogOptions,
     ) -> Option<KubeletReply> {
-        let Some((_, pod, cached)) = self.pod_by_name(key) else {
+        let Some((_, pod)) = self.pod_by_name(key) else {
             return Some(KubeletReply::Error { code: 404, body: format!("pod {name:?} does not exist") });
         };
         if !pod.spec.as_ref().is_some_and(|s| s.containers.iter().any(|c| c.name == container)) {
@@ -286,8 +283,8 @@ impl Kubelet {
                 body: format!("container {container:?} not found in pod {name:?}"),
             });
         }
-        // The status manager's status, or the API's when this kubelet has not computed one yet.
-        let status = cached.cloned().or_else(|| pod.status.as_ref().and_then(|s| serde_json::to_value(s).ok()));
+        // The pod's status as the API has it (what the status manager last posted).
+        let status = pod.status.as_ref().and_then(|s| serde_json::to_value(s).ok());
         let container_id = match log_container(name, status.as_ref(), container, options.previous) {
             Ok(cid) => cid,
             Err(message) => return Some(KubeletReply::Error { code: 400, body: message }),
@@ -307,7 +304,7 @@ impl Kubelet {
         container: &str,
         call: CriCall,
     ) -> Option<KubeletReply> {
-        let Some((uid, _, _)) = self.pod_by_name(key) else {
+        let Some((uid, _)) = self.pod_by_name(key) else {
             return Some(KubeletReply::Error { code: 404, body: "pod does not exist".into() });
         };
         // Only running containers can be exec'd into (the runtime's list of running pods).
