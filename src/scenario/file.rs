@@ -244,6 +244,8 @@ pub enum Component {
     ControllerManager,
     CloudControllerManager,
     MetricsServer,
+    /// The CoreDNS add-on (`coredns`: one process stands for every replica).
+    CoreDns,
     /// The whole machine (`node01`).
     Machine(String),
     Kubelet(String),
@@ -263,6 +265,7 @@ impl Component {
             "etcd" => return Ok(Component::Etcd),
             "kube-scheduler" => return Ok(Component::Scheduler),
             "kube-controller-manager" => return Ok(Component::ControllerManager),
+            "coredns" => return Ok(Component::CoreDns),
             "cloud-controller-manager" if cluster.cloud => return Ok(Component::CloudControllerManager),
             "cloud-controller-manager" => {
                 return Err(
@@ -310,7 +313,7 @@ impl Component {
         };
         Err(format!(
             "unknown component {name:?}: expected kube-apiserver, etcd, {member_range}, kube-scheduler, \
-             kube-controller-manager{cloud}, a node (the machine: {nodes}) or {NODE_PARTS}"
+             kube-controller-manager{cloud}, coredns, a node (the machine: {nodes}) or {NODE_PARTS}"
         ))
     }
 }
@@ -1113,6 +1116,7 @@ fn is_component_name(name: &str) -> bool {
             | "kube-controller-manager"
             | "cloud-controller-manager"
             | "metrics-server"
+            | "coredns"
     ) || name.strip_prefix("etcd-").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 

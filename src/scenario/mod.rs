@@ -6,7 +6,9 @@
 mod emit;
 pub mod file;
 mod locate;
+pub mod examples;
 pub mod runner;
+pub mod session;
 pub mod url;
 
 #[cfg(test)]

@@ -172,7 +172,7 @@ fn component_step(
     }
 }
 
-fn wait_for(cluster: &mut Cluster, command: &str, contains: &str, timeout_ms: u64) -> (String, String, Option<i32>) {
+pub(crate) fn wait_for(cluster: &mut Cluster, command: &str, contains: &str, timeout_ms: u64) -> (String, String, Option<i32>) {
     let deadline = cluster.now().ms() + timeout_ms;
     loop {
         let (out, _, _) = kubectl(cluster, command, None);

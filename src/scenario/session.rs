@@ -1,0 +1,480 @@
+//! A person's session in the web app, recorded as a scenario, and a scenario played back as a session.
+//!
+//! The page never touches its cluster directly: every action a person takes (a kubectl line, a manifest
+//! applied from the editor, stopping, starting or crashing a component, a node shell line, cordon, drain,
+//! power off) goes through a [`Session`], which does it and appends it as a [`Step`] stamped with its
+//! simulated time (`at:`, measured from the end of the install, as the runner measures it). Time passing is
+//! not recorded: the steps' times say everything. [`Session::scenario`] is then the canonical [`Scenario`]
+//! of the cluster the page started from plus everything done to it, which [`to_yaml`](super::to_yaml) writes
+//! and a share link carries.
+//!
+//! [`Session::replay`] builds a scenario's cluster and plays its steps: a step with `at:` runs at that time
+//! exactly as the live page ran it (a kubectl command is started and left running while time goes on),
+//! a step without one runs as the CLI's runner runs it (to its end, right after the previous step). So a
+//! recorded session replays to the very state the person saw (same objects, etcd revision and trace hash),
+//! and a hand-written scenario (a gallery entry) plays as `kubeglass run` plays it. Expectations are not
+//! checked here: the runner and the tests do that.
+
+use crate::api::manifest::{parse_documents, ManifestError};
+use crate::cluster::Cluster;
+
+use super::file::{Action, ClusterSpec, Component, Scenario, Step, DEFAULT_SEED};
+use super::runner::{self, COMMAND_LIMIT_MS};
+
+/// The name a recorded session's scenario has until someone names it.
+pub const SESSION_NAME: &str = "my-session";
+
+/// A line for the terminal: what was typed, what a program printed, or a note.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Line {
+    Input(String),
+    Output(String),
+    Info(String),
+}
+
+/// Output of a running kubectl process since the last [`Session::poll`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcessOutput {
+    pub pid: u64,
+    pub text: String,
+    /// Its exit code once it exited (it is then forgotten).
+    pub exit: Option<i32>,
+}
+
+/// A manifest that kubectl would refuse before sending anything, with kubectl's exact line and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManifestProblem {
+    /// What kubectl prints (`error: error parsing STDIN: …`).
+    pub message: String,
+    /// 1-based, when known.
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+}
+
+impl From<ManifestError> for ManifestProblem {
+    fn from(e: ManifestError) -> ManifestProblem {
+        ManifestProblem { message: e.to_string(), line: e.line, column: e.column }
+    }
+}
+
+/// A cluster and everything done to it, as scenario steps.
+pub struct Session {
+    cluster: Cluster,
+    scenario: Scenario,
+    /// The simulated time the install ended: steps' `at` count from here.
+    start_ms: u64,
+    /// kubectl processes the session started that may still print.
+    processes: Vec<u64>,
+}
+
+impl Session {
+    /// A fresh session on the cluster `spec` describes, with `seed`.
+    pub fn new(spec: ClusterSpec, seed: u64) -> Session {
+        let scenario = Scenario {
+            name: SESSION_NAME.into(),
+            description: String::new(),
+            seed,
+            cluster: spec,
+            steps: Vec::new(),
+        };
+        let cluster = Cluster::new(runner::cluster_config(&scenario), seed);
+        let start_ms = cluster.now().ms();
+        Session { cluster, scenario, start_ms, processes: Vec::new() }
+    }
+
+    /// A session on the default cluster with the default seed.
+    pub fn new_default() -> Session {
+        Session::new(ClusterSpec::default(), DEFAULT_SEED)
+    }
+
+    /// Builds `scenario`'s cluster and plays its steps (see the module's documentation); returns the session,
+    /// which goes on recording after them, and what the steps printed, in order.
+    pub fn replay(scenario: &Scenario) -> (Session, Vec<Line>) {
+        let mut session = Session::new(scenario.cluster.clone(), scenario.seed);
+        session.scenario.name = scenario.name.clone();
+        session.scenario.description = scenario.description.clone();
+        let mut lines = Vec::new();
+        for step in &scenario.steps {
+            if let Some(at) = step.at_ms {
+                let target = session.start_ms.saturating_add(at);
+                let now = session.cluster.now().ms();
+                session.cluster.advance_ms(target.saturating_sub(now));
+            }
+            session.collect(&mut lines);
+            session.play(step, &mut lines);
+        }
+        session.collect(&mut lines);
+        (session, lines)
+    }
+
+    pub fn cluster(&self) -> &Cluster {
+        &self.cluster
+    }
+
+    /// The cluster, to let time pass (time passing is not a step).
+    pub fn cluster_mut(&mut self) -> &mut Cluster {
+        &mut self.cluster
+    }
+
+    /// The scenario so far: the starting cluster and every step, with their times.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// Simulated ms since the install ended (what the next step's `at` would be).
+    pub fn elapsed_ms(&self) -> u64 {
+        self.cluster.now().ms().saturating_sub(self.start_ms)
+    }
+
+    /// Runs what is due at this very instant first, so that an action lands after everything its time holds,
+    /// however the caller paced the clock (a replay does the same by advancing to the step's time).
+    fn settle(&mut self) {
+        self.cluster.advance_ms(0);
+    }
+
+    fn record(&mut self, action: Action) {
+        let at_ms = Some(self.elapsed_ms());
+        self.scenario.steps.push(Step { at_ms, line: 0, action, expect: None });
+    }
+
+    /// Starts a kubectl command line (with or without the leading `kubectl`); its output comes from
+    /// [`Session::poll`]. Returns its pid, or None for an empty line.
+    pub fn kubectl(&mut self, line: &str) -> Option<u64> {
+        let command = command_of(line)?;
+        self.settle();
+        self.record(Action::Kubectl { command: command.clone() });
+        Some(self.spawn(&command, None))
+    }
+
+    /// `kubectl apply -f -` with `manifest` on its standard input. A manifest kubectl would refuse before
+    /// sending anything (a YAML syntax error, a document without kind) is refused here with kubectl's message
+    /// and its line and column, and nothing runs or is recorded; otherwise returns the pid.
+    pub fn apply(&mut self, manifest: &str) -> Result<u64, ManifestProblem> {
+        check_manifest(manifest)?;
+        self.settle();
+        self.record(Action::Apply { manifest: manifest.to_string() });
+        Ok(self.spawn("apply -f -", Some(manifest.to_string())))
+    }
+
+    fn spawn(&mut self, command: &str, stdin: Option<String>) -> u64 {
+        let (pid, _chain) = self.cluster.start_kubectl(command, stdin);
+        self.processes.push(pid);
+        pid
+    }
+
+    /// Checks a component name against the scenario's cluster, so that every recorded step reads back.
+    fn component(&self, name: &str) -> Result<(), String> {
+        Component::parse(name, &self.scenario.cluster).map(|_| ())
+    }
+
+    /// Stops a component (see [`Component`] for the names; a node's name powers the machine off).
+    pub fn stop(&mut self, name: &str) -> Result<(), String> {
+        self.component(name)?;
+        self.settle();
+        self.cluster.stop(name)?;
+        self.record(Action::Stop(name.into()));
+        Ok(())
+    }
+
+    /// Starts a stopped or crashed component.
+    pub fn start(&mut self, name: &str) -> Result<(), String> {
+        self.component(name)?;
+        self.settle();
+        self.cluster.start(name)?;
+        self.record(Action::Start(name.into()));
+        Ok(())
+    }
+
+    /// Kills a component: the kubelet restarts a control-plane static pod, systemd a node service.
+    pub fn crash(&mut self, name: &str) -> Result<(), String> {
+        self.component(name)?;
+        self.settle();
+        self.cluster.crash(name)?;
+        self.record(Action::Crash(name.into()));
+        Ok(())
+    }
+
+    /// Stops a running component or starts a stopped one (recorded as the stop or start it was); Ok(true)
+    /// when it runs afterwards.
+    pub fn toggle(&mut self, name: &str) -> Result<bool, String> {
+        self.component(name)?;
+        self.settle();
+        let running = self.cluster.toggle(name)?;
+        self.record(if running { Action::Start(name.into()) } else { Action::Stop(name.into()) });
+        Ok(running)
+    }
+
+    /// A root shell line on `node`: it runs to its end (the clock moves with the programs that take time).
+    pub fn shell(&mut self, node: &str, line: &str) -> Result<String, String> {
+        if self.scenario.cluster.node(node).is_none() {
+            return Err(format!("there is no node {node:?} in this cluster"));
+        }
+        let line = line.trim();
+        if line.is_empty() {
+            return Ok(String::new());
+        }
+        self.settle();
+        self.record(Action::Shell { node: node.into(), command: line.into() });
+        Ok(self.cluster.shell(node, line, COMMAND_LIMIT_MS).output)
+    }
+
+    /// Output of the session's kubectl processes since the last call; exited ones are forgotten.
+    pub fn poll(&mut self) -> Vec<ProcessOutput> {
+        let mut out = Vec::new();
+        let mut running = Vec::new();
+        for pid in std::mem::take(&mut self.processes) {
+            let text = self.cluster.take_output(pid);
+            let exit = self.cluster.process_status(pid).map_or(Some(1), |s| s.exit);
+            if exit.is_some() {
+                // Ending a process that exited changes nothing else.
+                self.cluster.interrupt(pid);
+            } else {
+                running.push(pid);
+            }
+            if !text.is_empty() || exit.is_some() {
+                out.push(ProcessOutput { pid, text, exit });
+            }
+        }
+        self.processes = running;
+        out
+    }
+
+    /// Whether a kubectl process of the session still runs.
+    pub fn busy(&self) -> bool {
+        !self.processes.is_empty()
+    }
+
+    /// The kubectl processes still running.
+    pub fn running(&self) -> &[u64] {
+        &self.processes
+    }
+
+    /// Moves what processes printed into `lines`.
+    fn collect(&mut self, lines: &mut Vec<Line>) {
+        for p in self.poll() {
+            lines.extend(p.text.lines().map(|l| Line::Output(l.to_string())));
+        }
+    }
+
+    /// Plays one step of a scenario being replayed, keeping it as it was written.
+    fn play(&mut self, step: &Step, lines: &mut Vec<Line>) {
+        self.scenario.steps.push(step.clone());
+        let timed = step.at_ms.is_some();
+        let component = |verb: &str, name: &str, result: Result<(), String>, lines: &mut Vec<Line>| {
+            lines.push(Line::Info(format!("# {verb} {name}")));
+            if let Err(e) = result {
+                lines.push(Line::Output(e));
+            }
+        };
+        match &step.action {
+            Action::Kubectl { command } => {
+                lines.push(Line::Input(format!("$ kubectl {command}")));
+                self.run_kubectl(command, None, timed, lines);
+            }
+            Action::Apply { manifest } => {
+                lines.push(Line::Input("$ kubectl apply -f -".into()));
+                self.run_kubectl("apply -f -", Some(manifest.clone()), timed, lines);
+            }
+            Action::Stop(name) => component("stop", name, self.cluster.stop(name), lines),
+            Action::Start(name) => component("start", name, self.cluster.start(name), lines),
+            Action::Crash(name) => component("crash", name, self.cluster.crash(name), lines),
+            Action::Wait { ms } => {
+                lines.push(Line::Info(format!("# wait {}", crate::sim::time::go_duration(*ms))));
+                self.cluster.advance_ms(*ms);
+            }
+            Action::WaitFor { command, contains, timeout_ms } => {
+                let (title, output, _) = runner::wait_for(&mut self.cluster, command, contains, *timeout_ms);
+                lines.push(Line::Input(title));
+                lines.extend(output.lines().map(|l| Line::Output(l.to_string())));
+            }
+            Action::Shell { node, command } => {
+                lines.push(Line::Input(format!("{node}$ {command}")));
+                let output = self.cluster.shell(node, command, COMMAND_LIMIT_MS).output;
+                lines.extend(output.lines().map(|l| Line::Output(l.to_string())));
+            }
+            Action::As { user } => {
+                lines.push(Line::Info(format!("# as {user}")));
+                if let Err(e) = self.cluster.set_user(user) {
+                    lines.push(Line::Output(e));
+                }
+            }
+        }
+    }
+
+    /// A timed step starts its command and lets time go on, as the page did; an untimed one runs it to its
+    /// end, as the runner does.
+    fn run_kubectl(&mut self, command: &str, stdin: Option<String>, timed: bool, lines: &mut Vec<Line>) {
+        if timed {
+            self.spawn(command, stdin);
+            self.collect(lines);
+        } else {
+            let (output, _, _) = runner::kubectl(&mut self.cluster, command, stdin);
+            lines.extend(output.lines().map(|l| Line::Output(l.to_string())));
+        }
+    }
+}
+
+/// The kubectl command of a terminal line, without the leading `kubectl`; None when nothing is left.
+fn command_of(line: &str) -> Option<String> {
+    let line = line.trim();
+    let command = match line.split_once(char::is_whitespace) {
+        Some(("kubectl", rest)) => rest.trim(),
+        _ if line == "kubectl" => "",
+        _ => line,
+    };
+    (!command.is_empty()).then(|| command.to_string())
+}
+
+/// What kubectl would say about `manifest` before sending anything: an empty text, a YAML syntax error, a
+/// document that is not a mapping or has no kind or apiVersion.
+pub fn check_manifest(manifest: &str) -> Result<(), ManifestProblem> {
+    let docs = parse_documents(manifest, "STDIN")?;
+    if docs.is_empty() {
+        return Err(ManifestProblem { message: "error: no objects passed to apply".into(), line: None, column: None });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{parse, to_yaml};
+
+    const DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: nginx\n        image: nginx:1.27\n";
+
+    /// Runs the clock as a page does: instant by instant, in uneven pieces, polling output now and then.
+    fn run_for(session: &mut Session, ms: u64, lines: &mut Vec<String>) {
+        let until = session.cluster().now().ms() + ms;
+        let mut n = 0;
+        while session.cluster().next_event_ms().is_some_and(|t| t <= until) {
+            session.cluster_mut().run_next_instant();
+            n += 1;
+            if n % 7 == 0 {
+                for p in session.poll() {
+                    lines.push(p.text);
+                }
+            }
+        }
+        let now = session.cluster().now().ms();
+        session.cluster_mut().advance_ms(until - now);
+    }
+
+    fn fingerprint(c: &Cluster) -> (crate::view::View, u64, Option<u64>, u64) {
+        let revision = c.etcd_member(0).map(|m| m.store().revision());
+        (c.view(), c.kernel().trace.hash(), revision, c.now().ms())
+    }
+
+    #[test]
+    fn a_recorded_session_written_read_and_replayed_reaches_the_same_state() {
+        let mut live = Session::new_default();
+        let mut printed = Vec::new();
+        run_for(&mut live, 1_500, &mut printed);
+        live.apply(DEPLOYMENT).unwrap();
+        run_for(&mut live, 300, &mut printed);
+        // A second command while the first may still run, and a watch that streams.
+        live.kubectl("kubectl get pods -w").unwrap();
+        run_for(&mut live, 2_000, &mut printed);
+        live.toggle("kube-scheduler").unwrap();
+        live.kubectl("run lonely --image=nginx").unwrap();
+        run_for(&mut live, 4_000, &mut printed);
+        live.crash("kube-controller-manager").unwrap();
+        live.kubectl("cordon node01").unwrap();
+        run_for(&mut live, 1_000, &mut printed);
+        live.toggle("kube-scheduler").unwrap();
+        live.stop("node02").unwrap();
+        run_for(&mut live, 12_345, &mut printed);
+        let out = live.shell("controlplane", "crictl ps | grep kube-controller").unwrap();
+        assert!(out.contains("kube-controller-manager"), "{out}");
+        run_for(&mut live, 2_000, &mut printed);
+        assert!(printed.concat().contains("deployment.apps/web created"), "{printed:?}");
+
+        let yaml = to_yaml(live.scenario());
+        let read = parse(&yaml, "session.yaml").unwrap_or_else(|e| panic!("{e}\n{yaml}"));
+        assert_eq!(&read, live.scenario());
+        assert_eq!(read.steps.len(), 9, "{yaml}");
+        assert!(yaml.contains("  - kubectl: get pods -w\n    at: 1.8"), "{yaml}");
+        let (mut replayed, lines) = Session::replay(&read);
+        assert!(lines.contains(&Line::Input("$ kubectl apply -f -".into())), "{lines:?}");
+        let behind = live.cluster().now().ms() - replayed.cluster().now().ms();
+        replayed.cluster_mut().advance_ms(behind);
+        assert_eq!(fingerprint(replayed.cluster()), fingerprint(live.cluster()));
+        // It goes on recording after what it replayed, and the result reads back too.
+        replayed.kubectl("get nodes").unwrap();
+        assert_eq!(replayed.scenario().steps.len(), 10);
+        assert!(parse(&to_yaml(replayed.scenario()), "again.yaml").is_ok());
+        // The two go on identically.
+        live.kubectl("get nodes").unwrap();
+        live.cluster_mut().advance_ms(5_000);
+        replayed.cluster_mut().advance_ms(5_000);
+        assert_eq!(fingerprint(replayed.cluster()), fingerprint(live.cluster()));
+    }
+
+    #[test]
+    fn a_session_that_did_something_else_differs() {
+        let mut a = Session::new_default();
+        let mut b = Session::new_default();
+        a.cluster_mut().advance_ms(1_000);
+        b.cluster_mut().advance_ms(1_000);
+        a.kubectl("run one --image=nginx").unwrap();
+        b.kubectl("run two --image=nginx").unwrap();
+        a.cluster_mut().advance_ms(5_000);
+        b.cluster_mut().advance_ms(5_000);
+        assert_ne!(fingerprint(a.cluster()).1, fingerprint(b.cluster()).1);
+    }
+
+    #[test]
+    fn untimed_steps_play_as_the_runner_plays_them() {
+        let text = "apiVersion: kubeglass.dev/v1alpha1\nkind: Scenario\nmetadata: {name: t}\nspec:\n  seed: 3\n  steps:\n  - stop: kube-scheduler\n  - kubectl: run a --image=nginx\n  - wait: 5s\n  - kubectl: get pods\n";
+        let scenario = parse(text, "t.yaml").unwrap();
+        let report = runner::run(&scenario);
+        let (session, lines) = Session::replay(&scenario);
+        assert_eq!(session.cluster().kernel().trace.hash(), report.trace_hash);
+        assert_eq!(session.cluster().now().ms(), report.end_ms);
+        assert!(lines.iter().any(|l| matches!(l, Line::Output(o) if o.starts_with("a ") && o.contains("Pending"))));
+        assert_eq!(session.scenario().name, "t");
+    }
+
+    #[test]
+    fn actions_the_format_cannot_carry_are_refused_and_not_recorded() {
+        let mut s = Session::new_default();
+        assert!(s.stop("node07").unwrap_err().starts_with("unknown component \"node07\""));
+        assert_eq!(s.toggle("coredns"), Ok(false));
+        assert_eq!(s.scenario.steps.pop().map(|st| st.action), Some(Action::Stop("coredns".into())));
+        s.scenario.steps.clear();
+        assert!(s.toggle("kubectl").is_err());
+        assert!(s.shell("node09", "ls").is_err());
+        assert_eq!(s.kubectl("  kubectl  "), None);
+        assert_eq!(s.kubectl(""), None);
+        assert!(s.scenario().steps.is_empty());
+        assert_eq!(s.shell("node01", "systemctl is-active kubelet").unwrap(), "active\n");
+        assert_eq!(s.scenario().steps.len(), 1);
+    }
+
+    #[test]
+    fn a_manifest_kubectl_refuses_is_reported_with_its_line_and_column_and_not_recorded() {
+        let mut s = Session::new_default();
+        let bad = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n   labels: {a: b}\n";
+        let problem = s.apply(bad).unwrap_err();
+        assert!(
+            problem.message.starts_with("error: error parsing STDIN: error converting YAML to JSON: yaml: line 5: "),
+            "{problem:?}"
+        );
+        assert_eq!((problem.line, problem.column.is_some()), (Some(5), true));
+        let no_kind = s.apply("apiVersion: v1\nmetadata: {name: x}\n").unwrap_err();
+        assert!(no_kind.message.contains("kind not set"), "{no_kind:?}");
+        assert_eq!(s.apply("# nothing\n").unwrap_err().message, "error: no objects passed to apply");
+        assert!(s.scenario().steps.is_empty());
+    }
+
+    #[test]
+    fn a_rejected_field_comes_back_as_kubectl_prints_it() {
+        let mut s = Session::new_default();
+        let pid = s.apply("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  containerz: []\n").unwrap();
+        s.cluster_mut().advance_ms(2_000);
+        let out = s.poll();
+        let mine = out.iter().find(|p| p.pid == pid).expect("the apply printed");
+        assert_eq!(mine.exit, Some(1));
+        assert!(mine.text.contains("strict decoding error: unknown field \"spec.containerz\""), "{}", mine.text);
+        assert!(!s.busy());
+    }
+}
