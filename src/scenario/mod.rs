@@ -7,6 +7,7 @@ mod emit;
 pub mod file;
 mod locate;
 pub mod examples;
+pub mod gallery;
 pub mod runner;
 pub mod session;
 pub mod url;

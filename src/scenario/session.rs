@@ -18,11 +18,17 @@
 use crate::api::manifest::{parse_documents, ManifestError};
 use crate::cluster::Cluster;
 
+use super::locate::{parent_path, Locations};
 use super::file::{Action, ClusterSpec, Component, Scenario, Step, DEFAULT_SEED};
 use super::runner::{self, COMMAND_LIMIT_MS};
 
 /// The name a recorded session's scenario has until someone names it.
 pub const SESSION_NAME: &str = "my-session";
+/// The most worker nodes a scenario opened in the page may have (a browser tab should stay responsive).
+pub const PAGE_MAX_NODES: usize = 1_000;
+/// The most simulated time a scenario opened in the page may take to replay, counting every `wait`,
+/// `waitFor` timeout, the latest `at`, and each untimed command at its time limit.
+pub const PAGE_MAX_REPLAY_MS: u64 = 2 * 3_600_000;
 
 /// A line for the terminal: what was typed, what a program printed, or a note.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -314,6 +320,83 @@ impl Session {
     }
 }
 
+/// The scenario a share link holds, checked to be one the page can replay; the error says what is wrong
+/// (for a scenario that does not read, with its line and column).
+pub fn open_link(link: &str) -> Result<Scenario, String> {
+    let text = super::url::decode(link).map_err(|e| format!("This share link cannot be opened: {e}."))?;
+    open_file(&text, "the link's scenario")
+        .map_err(|e| format!("This share link holds a scenario that cannot be played: {e}"))
+}
+
+/// A scenario file's text, checked to be one the page can replay; `file_name` names it in errors.
+pub fn open_file(text: &str, file_name: &str) -> Result<Scenario, String> {
+    let scenario = super::parse(text, file_name).map_err(|e| e.to_string())?;
+    if scenario.cluster.nodes.len() > PAGE_MAX_NODES {
+        return Err(format!(
+            "{file_name}: the cluster has {} worker nodes; the page builds at most {PAGE_MAX_NODES}",
+            scenario.cluster.nodes.len()
+        ));
+    }
+    let replay_ms = replay_bound_ms(&scenario);
+    if replay_ms > PAGE_MAX_REPLAY_MS {
+        return Err(format!(
+            "{file_name}: replaying it could take {} of simulated time; the page replays at most {}",
+            crate::sim::time::go_duration(replay_ms),
+            crate::sim::time::go_duration(PAGE_MAX_REPLAY_MS)
+        ));
+    }
+    Ok(scenario)
+}
+
+/// The most simulated time a replay of `s` can take.
+fn replay_bound_ms(s: &Scenario) -> u64 {
+    let mut total: u64 = 0;
+    for step in &s.steps {
+        if let Some(at) = step.at_ms {
+            total = total.max(at);
+        }
+        let cost = match &step.action {
+            Action::Wait { ms } => *ms,
+            Action::WaitFor { timeout_ms, .. } => timeout_ms.saturating_add(COMMAND_LIMIT_MS),
+            Action::Kubectl { .. } | Action::Apply { .. } | Action::Shell { .. } if step.at_ms.is_none() => {
+                COMMAND_LIMIT_MS
+            }
+            Action::Shell { .. } => COMMAND_LIMIT_MS,
+            _ => 0,
+        };
+        total = total.saturating_add(cost);
+    }
+    total
+}
+
+/// Where in `manifest` the field a kubectl error names is (1-based line and column): strict decoding's
+/// `unknown field "spec.x"` or validation's `is invalid: spec.containers[0].image: …`, placed at the field or,
+/// when the manifest leaves it out, at the nearest field around it. Only for a manifest of one document.
+pub fn locate_error(manifest: &str, output: &str) -> Option<(usize, usize)> {
+    let path = if let Some((_, rest)) = output.split_once("unknown field \"") {
+        rest.split('"').next()?
+    } else {
+        let (_, rest) = output.split_once(" is invalid: ")?;
+        rest.split(": ").next()?
+    };
+    if path.is_empty() || path.contains(char::is_whitespace) {
+        return None;
+    }
+    let locations = Locations::scan(manifest);
+    if locations.second_document().is_some() {
+        return None;
+    }
+    let mut p = path;
+    while !p.is_empty() {
+        if locations.has(p) {
+            let pos = locations.key(p);
+            return Some((pos.line, pos.column));
+        }
+        p = parent_path(p);
+    }
+    None
+}
+
 /// The kubectl command of a terminal line, without the leading `kubectl`; None when nothing is left.
 fn command_of(line: &str) -> Option<String> {
     let line = line.trim();
@@ -451,6 +534,27 @@ mod tests {
     }
 
     #[test]
+    fn a_link_opens_to_its_scenario_and_a_hostile_one_says_why_not() {
+        let mut live = Session::new_default();
+        live.cluster_mut().advance_ms(2_000);
+        live.kubectl("create deployment web --image=nginx").unwrap();
+        let link = format!("http://127.0.0.1:8080/#{}", crate::scenario::encode(&to_yaml(live.scenario())));
+        assert_eq!(&open_link(&link).unwrap(), live.scenario());
+        let garbage = open_link("#s=%%%not-lz").unwrap_err();
+        assert!(garbage.starts_with("This share link cannot be opened: the link has a bad %-escape"), "{garbage}");
+        let long = open_link(&format!("#s={}", "A".repeat(300_000))).unwrap_err();
+        assert!(long.contains("a share link is at most 262144"), "{long}");
+        let not_yaml = format!("#{}", crate::scenario::encode("apiVersion: kubeglass.dev/v1alpha1\nkind: Scenario\nmetadata: {name: x}\nspec:\n  steps:\n  - wait: 3d\n"));
+        let err = open_link(&not_yaml).unwrap_err();
+        assert_eq!(
+            err,
+            "This share link holds a scenario that cannot be played: the link's scenario:6:11: spec.steps[0].wait: time: unknown unit \"d\" in duration \"3d\""
+        );
+        let endless = "apiVersion: kubeglass.dev/v1alpha1\nkind: Scenario\nmetadata: {name: x}\nspec:\n  steps:\n  - wait: 1000h\n";
+        assert!(open_file(endless, "f.yaml").unwrap_err().contains("could take 1000h0m0s of simulated time"));
+    }
+
+    #[test]
     fn a_manifest_kubectl_refuses_is_reported_with_its_line_and_column_and_not_recorded() {
         let mut s = Session::new_default();
         let bad = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n   labels: {a: b}\n";
@@ -476,5 +580,22 @@ mod tests {
         assert_eq!(mine.exit, Some(1));
         assert!(mine.text.contains("strict decoding error: unknown field \"spec.containerz\""), "{}", mine.text);
         assert!(!s.busy());
+        let manifest = "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  containerz: []\n";
+        assert_eq!(locate_error(manifest, &mine.text), Some((5, 3)));
+    }
+
+    #[test]
+    fn a_validation_error_is_placed_at_its_field_or_the_nearest_one() {
+        let manifest = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  containers:\n  - name: c\n    image: \"\"\n";
+        let mut s = Session::new_default();
+        let pid = s.apply(manifest).unwrap();
+        s.cluster_mut().advance_ms(2_000);
+        let text = s.poll().into_iter().find(|p| p.pid == pid).unwrap().text;
+        assert!(text.contains("is invalid: spec.containers[0].image: Required value"), "{text}");
+        assert_eq!(locate_error(manifest, &text), Some((8, 5)));
+        let missing = "The Pod \"x\" is invalid: spec.containers[0].ports[0].containerPort: Required value";
+        assert_eq!(locate_error(manifest, missing), Some((7, 3)));
+        assert_eq!(locate_error(manifest, "pod/x created"), None);
+        assert_eq!(locate_error(&format!("{manifest}---\n{manifest}"), &text), None);
     }
 }

@@ -5,7 +5,9 @@
 //! renders from that signal and from the shown time, which moves every animation frame (see
 //! [`crate::clock`] for how wall time maps to simulated time).
 
-use kubeglass::cluster::{ClusterConfig, Skip};
+use kubeglass::cluster::Skip;
+use kubeglass::scenario::session::{Line, Session};
+use kubeglass::scenario::Scenario;
 use kubeglass::view::View;
 use kubeglass::Cluster;
 use leptos::prelude::*;
@@ -56,7 +58,8 @@ pub struct TermLine {
 /// Handles to the simulation, shared with every component through the context.
 #[derive(Clone, Copy)]
 pub struct Sim {
-    cluster: StoredValue<Cluster, LocalStorage>,
+    /// The cluster and everything done to it: every action goes through it and is recorded as a step.
+    session: StoredValue<Session, LocalStorage>,
     view: RwSignal<View>,
     /// The simulated time shown, in ms: the kernel's clock is its whole part, the fraction animates messages.
     pub time: RwSignal<f64>,
@@ -71,19 +74,21 @@ pub struct Sim {
     published_at: StoredValue<f64>,
     /// Whether the cluster changed since the view was last published.
     stale: StoredValue<bool>,
-    /// kubectl processes still running, by pid.
-    processes: StoredValue<Vec<u64>, LocalStorage>,
+    /// The kubectl apply the manifest editor started, whose output goes beside the editor.
+    editor_pid: StoredValue<Option<u64>>,
+    /// The text that apply was given (to place its errors).
+    editor_manifest: StoredValue<String>,
+    pub editor_output: RwSignal<crate::editor::EditorOutput>,
     pub terminal: RwSignal<Vec<TermLine>>,
     next_line: StoredValue<u64>,
 }
 
 impl Sim {
-    fn new(seed: u64, config: ClusterConfig) -> Sim {
-        let cluster = Cluster::new(config, seed);
-        let view = RwSignal::new(cluster.view());
-        let time = RwSignal::new(cluster.now().ms() as f64);
+    fn new(session: Session) -> Sim {
+        let view = RwSignal::new(session.cluster().view());
+        let time = RwSignal::new(session.cluster().now().ms() as f64);
         Sim {
-            cluster: StoredValue::new_local(cluster),
+            session: StoredValue::new_local(session),
             view,
             time,
             playing: RwSignal::new(true),
@@ -92,7 +97,9 @@ impl Sim {
             skipping: RwSignal::new(false),
             published_at: StoredValue::new(0.0),
             stale: StoredValue::new(false),
-            processes: StoredValue::new_local(Vec::new()),
+            editor_pid: StoredValue::new(None),
+            editor_manifest: StoredValue::new(String::new()),
+            editor_output: RwSignal::new(Default::default()),
             terminal: RwSignal::new(
                 WELCOME
                     .iter()
@@ -109,8 +116,56 @@ impl Sim {
         self.view.read_only()
     }
 
+    /// Reads the cluster.
+    fn with_cluster<T>(&self, f: impl FnOnce(&Cluster) -> T) -> Option<T> {
+        self.session.try_with_value(|s| f(s.cluster()))
+    }
+
+    /// Lets the cluster's time pass (which no step records).
+    fn update_cluster<T>(&self, f: impl FnOnce(&mut Cluster) -> T) -> Option<T> {
+        self.session.try_update_value(|s| f(s.cluster_mut()))
+    }
+
+    /// Does something a person asked for: the session records it as a step.
+    pub fn act<T>(&self, f: impl FnOnce(&mut Session) -> T) -> Option<T> {
+        let result = self.session.try_update_value(f);
+        self.publish();
+        result
+    }
+
+    /// Reads the session (its scenario so far).
+    pub fn with_session<T>(&self, f: impl FnOnce(&Session) -> T) -> Option<T> {
+        self.session.try_with_value(f)
+    }
+
+    /// Replaces the cluster with `scenario` played back (a gallery entry, an uploaded file); the clock goes on
+    /// from where it ends.
+    pub fn load(&self, scenario: &Scenario) {
+        let (session, lines) = Session::replay(scenario);
+        let now = session.cluster().now().ms() as f64;
+        self.session.set_value(session);
+        self.skip.set_value(None);
+        self.skipping.set(false);
+        self.editor_pid.set_value(None);
+        self.time.set(now);
+        self.print("info", format!("# scenario {:?} replayed", scenario.name));
+        self.print_lines(lines);
+        self.publish();
+    }
+
+    /// Prints what a replay printed.
+    pub fn print_lines(&self, lines: Vec<Line>) {
+        for line in lines {
+            match line {
+                Line::Input(text) => self.print("input", text),
+                Line::Output(text) => self.print("output", text),
+                Line::Info(text) => self.print("info", text),
+            }
+        }
+    }
+
     fn publish(&self) {
-        if let Some(view) = self.cluster.try_with_value(Cluster::view) {
+        if let Some(view) = self.with_cluster(Cluster::view) {
             self.view.set(view);
         }
         self.published_at.set_value(wall_now());
@@ -132,7 +187,7 @@ impl Sim {
         };
         if let Some(mut skip) = skip {
             let more = move || wall_now() - started < SKIP_FRAME_WORK_MS;
-            let done = self.cluster.try_update_value(|c| c.continue_skip(&mut skip, more)).unwrap_or(true);
+            let done = self.update_cluster(|c| c.continue_skip(&mut skip, more)).unwrap_or(true);
             self.skip.set_value((!done).then_some(skip));
             self.show_kernel_time();
             if done || wall_now() - self.published_at.get_value() > SKIP_PUBLISH_MS {
@@ -147,7 +202,7 @@ impl Sim {
             return true;
         }
         let mut changed = false;
-        self.cluster.update_value(|cluster| {
+        self.update_cluster(|cluster| {
             let mut wall = wall_ms.clamp(0.0, FRAME_MS_MAX);
             while within_budget() {
                 let rate = rate(speed, cluster.messages_in_flight());
@@ -181,7 +236,7 @@ impl Sim {
 
     /// Shows the kernel's time (never going back from a fraction already shown).
     fn show_kernel_time(&self) {
-        if let Some(now) = self.cluster.try_with_value(|c| c.now().ms() as f64) {
+        if let Some(now) = self.with_cluster(|c| c.now().ms() as f64) {
             self.time.update(|t| *t = t.max(now));
         }
     }
@@ -189,9 +244,7 @@ impl Sim {
     /// Pauses and runs to the next instant a message is delivered or sent.
     pub fn step(&self) {
         self.playing.set(false);
-        self.cluster.update_value(|cluster| {
-            cluster.step_message(STEP_LIMIT_MS);
-        });
+        self.update_cluster(|cluster| cluster.step_message(STEP_LIMIT_MS));
         self.show_kernel_time();
         self.publish();
     }
@@ -204,21 +257,21 @@ impl Sim {
             self.skipping.set(false);
             return;
         }
-        let Some(skip) = self.cluster.try_with_value(|c| c.start_skip(QUIET_MS, SKIP_LIMIT_MS)) else { return };
+        let Some(skip) = self.with_cluster(|c| c.start_skip(QUIET_MS, SKIP_LIMIT_MS)) else { return };
         self.skip.set_value(Some(skip));
         self.skipping.set(true);
     }
 
     /// Stops a running component or starts a stopped one.
     pub fn toggle(&self, name: &str) {
-        match self.cluster.try_update_value(|cluster| cluster.toggle(name)) {
+        match self.session.try_update_value(|session| session.toggle(name)) {
             Some(Ok(_)) => self.publish(),
             Some(Err(error)) => leptos::logging::warn!("toggle {name}: {error}"),
             None => {}
         }
     }
 
-    fn print(&self, kind: &'static str, text: String) {
+    pub fn print(&self, kind: &'static str, text: String) {
         let id = self.next_line.try_update_value(|n| {
             *n += 1;
             *n
@@ -242,52 +295,59 @@ impl Sim {
             self.print("info", "This prompt runs kubectl commands, for example: kubectl get pods -A".into());
             return;
         }
-        let Some((pid, _chain)) = self.cluster.try_update_value(|cluster| cluster.start_kubectl(line, None)) else {
-            return;
-        };
-        self.processes.update_value(|p| p.push(pid));
-        self.publish();
+        self.act(|session| session.kubectl(line));
     }
 
     /// Ends every running command, as Ctrl-C does.
     pub fn interrupt(&self) {
-        let pids = self.processes.try_get_value().unwrap_or_default();
-        if pids.is_empty() {
+        if !self.busy_terminal() {
             return;
         }
         self.poll_processes();
-        self.cluster.update_value(|cluster| pids.iter().for_each(|pid| cluster.interrupt(*pid)));
-        self.processes.set_value(Vec::new());
+        self.session.update_value(|session| {
+            for pid in session.running().to_vec() {
+                session.cluster_mut().interrupt(pid);
+            }
+            session.poll();
+        });
         self.print("info", "^C".into());
     }
 
     /// Whether a command is still running.
     pub fn busy_terminal(&self) -> bool {
-        self.processes.try_with_value(|p| !p.is_empty()).unwrap_or(false)
+        let editor = self.editor_pid.try_get_value().flatten();
+        self.session.try_with_value(|s| s.running().iter().any(|pid| Some(*pid) != editor)).unwrap_or(false)
     }
 
     /// Moves what running commands printed into the terminal and forgets the ones that exited.
     fn poll_processes(&self) {
-        let pids = self.processes.try_get_value().unwrap_or_default();
-        if pids.is_empty() {
-            return;
-        }
-        let mut output = String::new();
-        let mut running = Vec::new();
-        self.cluster.update_value(|cluster| {
-            for pid in pids {
-                output.push_str(&cluster.take_output(pid));
-                if cluster.process_status(pid).is_some_and(|s| s.exit.is_none()) {
-                    running.push(pid);
-                } else {
-                    // Exited: forget it (ending an exited process changes nothing else).
-                    cluster.interrupt(pid);
+        let Some(outputs) = self.session.try_update_value(Session::poll) else { return };
+        let editor = self.editor_pid.try_get_value().flatten();
+        for out in outputs {
+            if Some(out.pid) == editor {
+                let manifest = self.editor_manifest.get_value();
+                self.editor_output.update(|o| o.add(&out.text, out.exit, &manifest));
+                if out.exit.is_some() {
+                    self.editor_pid.set_value(None);
                 }
+                continue;
             }
-        });
-        self.processes.set_value(running);
-        for line in output.lines() {
-            self.print("output", line.to_string());
+            for line in out.text.lines() {
+                self.print("output", line.to_string());
+            }
+        }
+    }
+
+    /// `kubectl apply -f -` of the editor's text; its output appears beside the editor.
+    pub fn apply_manifest(&self, manifest: &str) {
+        match self.act(|session| session.apply(manifest)) {
+            Some(Ok(pid)) => {
+                self.editor_pid.set_value(Some(pid));
+                self.editor_manifest.set_value(manifest.to_string());
+                self.editor_output.set(crate::editor::EditorOutput::running());
+            }
+            Some(Err(problem)) => self.editor_output.set(crate::editor::EditorOutput::refused(problem)),
+            None => {}
         }
     }
 }
@@ -315,23 +375,28 @@ fn schedule_frame(sim: Sim, last: f64) {
 #[component]
 pub fn App() -> impl IntoView {
     let query = window().location().search().unwrap_or_default();
-    let (config, notes) = crate::shape::config_from_query(&query);
-    let sim = Sim::new(SEED, config);
-    for note in notes {
+    let hash = window().location().hash().unwrap_or_default();
+    let start = crate::share::initial_session(&query, &hash, SEED);
+    let sim = Sim::new(start.session);
+    for note in start.notes {
         sim.print("info", note);
     }
+    sim.print_lines(start.lines);
     provide_context(sim);
+    provide_context(crate::share::LinkNotice(RwSignal::new(start.problem)));
     schedule_frame(sim, wall_now());
 
     view! {
         <div class="shell">
             <Header/>
+            <crate::share::LinkBanner/>
             <main class="content">
                 <section class="panel diagram-panel" aria-label="Architecture diagram">
                     <Diagram/>
                     <Legend/>
                 </section>
                 <SidePanel/>
+                <crate::share::Workbench/>
                 <NodeList/>
             </main>
             <footer class="footer">

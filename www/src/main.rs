@@ -4,8 +4,11 @@
 mod app;
 mod clock;
 mod diagram;
+mod editor;
+mod gallery;
 mod nodes;
 mod shape;
+mod share;
 mod side;
 mod theme;
 

@@ -2,15 +2,15 @@
 //! etcd members and a cloud-controller-manager. Without parameters it is the default cluster (controlplane,
 //! node01, node02, one etcd member). Values out of range are clamped or ignored, with a note saying so.
 
-use kubeglass::cluster::{ClusterConfig, NodeConfig};
+use kubeglass::scenario::{ClusterSpec, NodeSpec};
 
 /// The most worker nodes the page builds (the engine goes further; a browser tab should stay responsive).
-pub const NODES_MAX: usize = 1000;
+pub const NODES_MAX: usize = kubeglass::scenario::session::PAGE_MAX_NODES;
 
 /// The cluster `query` (a URL's `?…` part, with or without the `?`) describes, and notes on what was
 /// ignored or clamped.
-pub fn config_from_query(query: &str) -> (ClusterConfig, Vec<String>) {
-    let mut config = ClusterConfig::default();
+pub fn config_from_query(query: &str) -> (ClusterSpec, Vec<String>) {
+    let mut config = ClusterSpec::default();
     let mut notes = Vec::new();
     for pair in query.trim_start_matches('?').split('&').filter(|p| !p.is_empty()) {
         let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
@@ -21,7 +21,7 @@ pub fn config_from_query(query: &str) -> (ClusterConfig, Vec<String>) {
                         notes.push(format!("nodes={n} is more than this page builds: using {NODES_MAX}"));
                     }
                     let n = n.min(NODES_MAX);
-                    config.nodes = (1..=n).map(|i| NodeConfig::worker(&format!("node{i:02}"))).collect();
+                    config.nodes = (1..=n).map(|i| NodeSpec::new(&format!("node{i:02}"))).collect();
                 }
                 Err(_) => notes.push(format!("nodes={value:?} is not a number of nodes: ignored")),
             },
@@ -42,8 +42,8 @@ mod tests {
 
     #[test]
     fn no_parameters_give_the_default_cluster() {
-        assert_eq!(config_from_query(""), (ClusterConfig::default(), vec![]));
-        assert_eq!(config_from_query("?"), (ClusterConfig::default(), vec![]));
+        assert_eq!(config_from_query(""), (ClusterSpec::default(), vec![]));
+        assert_eq!(config_from_query("?"), (ClusterSpec::default(), vec![]));
     }
 
     #[test]
