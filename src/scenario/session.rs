@@ -127,6 +127,18 @@ impl Session {
         &self.scenario
     }
 
+    /// The scenario to share now: [`Session::scenario`] and, when time went on after the last step, a
+    /// `wait: 0s` at this moment, so that a replay ends at the very time the person saw.
+    pub fn shared_scenario(&self) -> Scenario {
+        let mut scenario = self.scenario.clone();
+        let now = self.elapsed_ms();
+        let last = scenario.steps.iter().rev().find_map(|s| s.at_ms).unwrap_or(0);
+        if now > last || scenario.steps.is_empty() {
+            scenario.steps.push(Step { at_ms: Some(now), line: 0, action: Action::Wait { ms: 0 }, expect: None });
+        }
+        scenario
+    }
+
     /// Simulated ms since the install ended (what the next step's `at` would be).
     pub fn elapsed_ms(&self) -> u64 {
         self.cluster.now().ms().saturating_sub(self.start_ms)
@@ -481,6 +493,10 @@ mod tests {
         let behind = live.cluster().now().ms() - replayed.cluster().now().ms();
         replayed.cluster_mut().advance_ms(behind);
         assert_eq!(fingerprint(replayed.cluster()), fingerprint(live.cluster()));
+        // Shared now, it replays to this very moment without help.
+        let shared = parse(&to_yaml(&live.shared_scenario()), "shared.yaml").unwrap();
+        assert_eq!(shared.steps.last().map(|s| (s.at_ms, &s.action)), Some((Some(live.elapsed_ms()), &Action::Wait { ms: 0 })));
+        assert_eq!(fingerprint(Session::replay(&shared).0.cluster()), fingerprint(live.cluster()));
         // It goes on recording after what it replayed, and the result reads back too.
         replayed.kubectl("get nodes").unwrap();
         assert_eq!(replayed.scenario().steps.len(), 10);

@@ -384,6 +384,7 @@ pub fn App() -> impl IntoView {
     sim.print_lines(start.lines);
     provide_context(sim);
     provide_context(crate::share::LinkNotice(RwSignal::new(start.problem)));
+    provide_context(crate::menu::MenuState(RwSignal::new(None)));
     schedule_frame(sim, wall_now());
 
     view! {
@@ -399,6 +400,7 @@ pub fn App() -> impl IntoView {
                 <crate::share::Workbench/>
                 <NodeList/>
             </main>
+            <crate::menu::ComponentMenu/>
             <footer class="footer">
                 "Seed " {SEED} " · every component and message is simulated in your browser; nothing is sent anywhere."
             </footer>

@@ -112,10 +112,10 @@ pub fn Editor() -> impl IntoView {
     let output = sim.editor_output;
 
     view! {
-        <section class="panel editor" aria-labelledby="editor-title">
+        <section class="panel editor">
             <div class="panel-head">
                 <h2 id="editor-title">"Manifest"</h2>
-                <div class="examples" role="group" aria-label="Example manifests">
+                <div class="examples" role="group" aria-label="Examples">
                     <span class="hint">"Examples:"</span>
                     {EXAMPLES
                         .iter()

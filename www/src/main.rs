@@ -6,6 +6,7 @@ mod clock;
 mod diagram;
 mod editor;
 mod gallery;
+mod menu;
 mod nodes;
 mod shape;
 mod share;

@@ -27,14 +27,14 @@ pub struct Start {
 pub fn initial_session(query: &str, hash: &str, seed: u64) -> Start {
     let (spec, notes) = crate::shape::config_from_query(query);
     let mut problem = None;
-    if hash.trim_start_matches('#').len() > 0 {
+    if !hash.trim_start_matches('#').is_empty() {
         match open_link(hash) {
             Ok(scenario) => {
                 let (session, lines) = Session::replay(&scenario);
                 let note = format!(
-                    "Replayed the shared scenario {:?}: {} steps, {} of simulated time.",
+                    "Replayed the shared scenario {:?}: {}, {} of simulated time.",
                     scenario.name,
-                    scenario.steps.len(),
+                    steps(scenario.steps.len()),
                     kubeglass::sim::time::go_duration(session.elapsed_ms())
                 );
                 return Start { session, lines, notes: vec![note], problem: None };
@@ -88,6 +88,11 @@ fn page_base() -> String {
     format!("{}{}", location.origin().unwrap_or_default(), location.pathname().unwrap_or_default())
 }
 
+/// `3 steps`, `1 step`.
+fn steps(n: usize) -> String {
+    format!("{n} step{}", if n == 1 { "" } else { "s" })
+}
+
 /// `text` as a `data:` URL (percent-encoded UTF-8).
 fn data_url(mime: &str, text: &str) -> String {
     let mut url = format!("data:{mime};charset=utf-8,");
@@ -114,7 +119,7 @@ fn SharePanel() -> impl IntoView {
     let LinkNotice(notice) = expect_context::<LinkNotice>();
     let link = RwSignal::new(None::<String>);
     let status = RwSignal::new(String::new());
-    let scenario_yaml = move || sim.with_session(|s| to_yaml(s.scenario())).unwrap_or_default();
+    let scenario_yaml = move || sim.with_session(|s| to_yaml(&s.shared_scenario())).unwrap_or_default();
 
     let share = move |_| {
         let yaml = scenario_yaml();
@@ -128,15 +133,16 @@ fn SharePanel() -> impl IntoView {
             return;
         }
         let steps = sim.with_session(|s| s.scenario().steps.len()).unwrap_or(0);
-        status.set(format!("Link to this cluster and its {steps} steps (copying…)"));
+        let steps = self::steps(steps);
+        status.set(format!("A link to this cluster and its {steps} (copying…)"));
         link.set(Some(url.clone()));
         let clipboard = window().navigator().clipboard();
         leptos::task::spawn_local(async move {
             let copied = wasm_bindgen_futures::JsFuture::from(clipboard.write_text(&url)).await.is_ok();
             status.set(if copied {
-                format!("Copied to the clipboard: a link to this cluster and its {steps} steps.")
+                format!("Copied to the clipboard: a link to this cluster and its {steps}.")
             } else {
-                format!("A link to this cluster and its {steps} steps: copy it from the box.")
+                format!("A link to this cluster and its {steps}: copy it from the box.")
             });
         });
     };
@@ -237,12 +243,13 @@ mod tests {
         live.cluster_mut().advance_ms(1_000);
         live.kubectl("kubectl run web --image=nginx").unwrap();
         live.cluster_mut().advance_ms(3_000);
-        let hash = format!("#{}", encode(&to_yaml(live.scenario())));
+        let hash = format!("#{}", encode(&to_yaml(&live.shared_scenario())));
         let start = initial_session("?nodes=7", &hash, 1);
         assert!(start.problem.is_none());
-        assert_eq!(start.session.scenario(), live.scenario());
+        assert_eq!(start.session.scenario(), &live.shared_scenario());
+        assert_eq!(start.session.cluster().now(), live.cluster().now());
         assert_eq!(start.session.scenario().cluster.nodes.len(), 2, "the link's cluster, not the query's");
-        assert!(start.notes[0].contains("1 steps"), "{:?}", start.notes);
+        assert!(start.notes[0].contains(": 2 steps, 4s of simulated time"), "{:?}", start.notes);
     }
 
     #[test]

@@ -251,7 +251,8 @@ fn Toggle(
     children: Children,
 ) -> impl IntoView {
     let sim = use_sim();
-    let (on_click, on_key) = (name.clone(), name.clone());
+    let (on_click, on_key, on_menu, on_menu_key) = (name.clone(), name.clone(), name.clone(), name.clone());
+    let menu = use_context::<crate::menu::MenuState>();
     view! {
         <g
             role="button"
@@ -259,9 +260,17 @@ fn Toggle(
             aria-label=name
             aria-pressed=pressed
             class=class
+            aria-keyshortcuts="Shift+F10"
             on:click=move |_| sim.toggle(&on_click)
+            on:contextmenu=move |ev| {
+                ev.prevent_default();
+                crate::menu::open_from(menu, &ev, &on_menu);
+            }
             on:keydown=move |ev: KeyboardEvent| {
-                if matches!(ev.key().as_str(), "Enter" | " " | "Spacebar") {
+                if crate::menu::is_menu_key(&ev) {
+                    ev.prevent_default();
+                    crate::menu::open_from(menu, &ev, &on_menu_key);
+                } else if matches!(ev.key().as_str(), "Enter" | " " | "Spacebar") {
                     ev.prevent_default();
                     if !ev.repeat() {
                         sim.toggle(&on_key);
@@ -293,9 +302,9 @@ fn stopped_badge(right: i32, top: i32) -> impl IntoView {
 
 fn toggle_title(name: &str, running: bool) -> String {
     if running {
-        format!("{name}: running. Click, Enter or Space to stop it.")
+        format!("{name}: running. Click, Enter or Space to stop it; right-click or Shift+F10 for more.")
     } else {
-        format!("{name}: not running. Click, Enter or Space to start it.")
+        format!("{name}: not running. Click, Enter or Space to start it; right-click or Shift+F10 for more.")
     }
 }
 

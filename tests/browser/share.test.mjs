@@ -1,0 +1,337 @@
+// End-to-end tests of the manifest editor, share links, scenario files, the guided gallery and the component
+// menu, against dist/ (from `trunk build --release`) in Debian's headless Chromium. Run:
+// node --test tests/browser/share.test.mjs
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { serveStatic } from './static-server.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dist = resolve(here, '../../dist');
+const screenshots = join(here, 'screenshots');
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const FLAGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+let server;
+let browserServer;
+let browser;
+let chromiumPid;
+function killChromium() {
+  if (chromiumPid === undefined) return;
+  try { process.kill(-chromiumPid, 'SIGKILL'); } catch { /* already gone */ }
+  try { process.kill(chromiumPid, 'SIGKILL'); } catch { /* already gone */ }
+  chromiumPid = undefined;
+}
+process.on('exit', killChromium);
+
+before(async () => {
+  assert.ok(existsSync(join(dist, 'index.html')), `no ${dist}/index.html: run \`trunk build --release\` first`);
+  mkdirSync(screenshots, { recursive: true });
+  server = await serveStatic(dist);
+  browserServer = await chromium.launchServer({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+  chromiumPid = browserServer.process().pid;
+  browser = await chromium.connect(browserServer.wsEndpoint());
+});
+
+after(async () => {
+  await browser?.close().catch(() => {});
+  await browserServer?.close().catch(() => {});
+  killChromium();
+  await server?.close();
+});
+
+/** A fresh browser context (its own local storage) and a page in it that fails the test on any request off the
+ * test server, page error or console error. */
+async function newPage(t, context) {
+  const ctx = context ?? await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  if (!context) t.after(() => ctx.close());
+  const page = await ctx.newPage();
+  const problems = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+  });
+  page.on('request', (request) => {
+    if (!request.url().startsWith(server.url) && !request.url().startsWith('data:')) {
+      problems.push(`request off the test server: ${request.url()}`);
+    }
+  });
+  t.after(() => assert.deepEqual(problems, []));
+  return page;
+}
+
+async function open(page, path = '') {
+  await page.goto(`${server.url}${path}`);
+  await page.locator('[role="button"][aria-label="kube-apiserver"]').waitFor();
+}
+
+const tile = (page, name) => page.locator(`svg.diagram [role="button"][aria-label="${name}"]`);
+const simTime = async (page) => Number(await page.locator('#sim-clock').getAttribute('data-ms'));
+const shot = (page, name) => page.screenshot({ path: join(screenshots, `share-${name}.png`) });
+const editor = (page) => page.getByLabel('Manifest', { exact: true });
+const applyOutput = (page) => page.getByRole('status', { name: 'Apply output' });
+
+async function skipUntilQuiet(page) {
+  const before = await simTime(page);
+  await page.getByRole('button', { name: 'Skip until quiet', exact: true }).click();
+  await page.waitForFunction(
+    (t0) => Number(document.querySelector('#sim-clock').dataset.ms) > t0
+      && document.querySelector('button.skip').dataset.skipping === 'false',
+    before,
+  );
+}
+
+/** Every pod chip on the diagram: `namespace/name` → status. */
+const podStates = (page) => page.locator('svg.diagram g.pod[data-pod]').evaluateAll(
+  (chips) => Object.fromEntries(chips.map((c) => [c.dataset.pod, c.dataset.status])),
+);
+const pressedStates = (page) => page.locator('svg.diagram [role="button"][aria-label]').evaluateAll(
+  (els) => Object.fromEntries(els.map((e) => [e.getAttribute('aria-label'), e.getAttribute('aria-pressed')])),
+);
+
+const DEPLOYMENT = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: hello
+spec:
+  replicas: 3
+  selector:
+    matchLabels: {app: hello}
+  template:
+    metadata:
+      labels: {app: hello}
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.27
+`;
+
+describe('manifest editor, sharing, gallery, component menu', () => {
+  test('a pasted Deployment applied from the editor runs its pods on the diagram', async (t) => {
+    const page = await newPage(t);
+    await open(page);
+    await editor(page).fill(DEPLOYMENT);
+    await page.getByRole('button', { name: 'Apply', exact: true }).click();
+    await applyOutput(page).getByText('deployment.apps/hello created').waitFor();
+    await skipUntilQuiet(page);
+    await page.waitForFunction(
+      () => document.querySelectorAll('svg.diagram g.pod[data-pod^="default/hello-"][data-status="Running"]').length === 3,
+    );
+    assert.equal(await editor(page).inputValue(), DEPLOYMENT, 'the text stays');
+    await shot(page, 'deployment-applied');
+  });
+
+  test('a bad manifest shows kubectl\'s error with its line and column, and the text survives a reload', async (t) => {
+    const page = await newPage(t);
+    await open(page);
+    const bad = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: broken\n   labels: {a: b}\n';
+    await editor(page).fill(bad);
+    await page.getByRole('button', { name: 'Apply', exact: true }).click();
+    const output = applyOutput(page);
+    await output.getByText('error: error parsing STDIN: error converting YAML to JSON: yaml: line 5:').waitFor();
+    const at = output.getByRole('button', { name: /^Line 5, column \d+$/ });
+    await at.waitFor();
+    assert.equal(await editor(page).inputValue(), bad);
+    await shot(page, 'yaml-error');
+    // The position button puts the cursor on that line.
+    await at.click();
+    const caret = await editor(page).evaluate((el) => el.value.slice(0, el.selectionStart).split('\n').length);
+    assert.equal(caret, 5);
+
+    // A field the apiserver refuses: kubectl's exact message, placed at the field.
+    const unknown = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: typo\nspec:\n  containerz: []\n';
+    await editor(page).fill(unknown);
+    await page.getByRole('button', { name: 'Apply', exact: true }).click();
+    await output.getByText('strict decoding error: unknown field "spec.containerz"').waitFor();
+    await output.getByRole('button', { name: 'Line 6, column 3' }).waitFor();
+    await shot(page, 'field-error');
+
+    await page.reload();
+    await page.locator('[role="button"][aria-label="kube-apiserver"]').waitFor();
+    assert.equal(await editor(page).inputValue(), unknown, 'the text survives a reload');
+  });
+
+  test('an example is one click away and is added without losing the text', async (t) => {
+    const page = await newPage(t);
+    await open(page);
+    await editor(page).fill('');
+    await page.getByRole('button', { name: 'Pod with nodeName' }).click();
+    assert.match(await editor(page).inputValue(), /nodeName: node01/);
+    await page.getByRole('button', { name: 'Service', exact: true }).click();
+    assert.match(await editor(page).inputValue(), /nodeName: node01\n---\napiVersion: v1\nkind: Service/);
+    await page.getByRole('button', { name: 'Apply', exact: true }).click();
+    await applyOutput(page).getByText('service/web created').waitFor();
+    assert.match(await applyOutput(page).textContent(), /pod\/pinned created/);
+  });
+
+  test('Share gives a link that opens in a fresh page at the same state', async (t) => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+    t.after(() => context.close());
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    const page = await newPage(t, context);
+    await open(page);
+    await page.getByLabel('Command').fill('kubectl create deployment web --image=nginx --replicas=2');
+    await page.getByLabel('Command').press('Enter');
+    await page.locator('[role="log"]').getByText('deployment.apps/web created').waitFor();
+    await tile(page, 'kube-scheduler').click();
+    await editor(page).fill(DEPLOYMENT);
+    await page.getByRole('button', { name: 'Apply', exact: true }).click();
+    await skipUntilQuiet(page);
+    await page.getByRole('button', { name: 'Pause', exact: true }).click();
+    const states = await podStates(page);
+    assert.equal(Object.entries(states).filter(([k, v]) => k.startsWith('default/web-') && v === 'Running').length, 2);
+    assert.equal(Object.entries(states).filter(([k, v]) => k.startsWith('default/hello-') && v === 'Pending').length, 3);
+    const time = await simTime(page);
+
+    await page.getByRole('button', { name: 'Share', exact: true }).click();
+    const field = page.getByLabel('Share link');
+    await field.waitFor();
+    const link = await field.inputValue();
+    assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\/#s=[A-Za-z0-9+$-]+$/);
+    await page.getByText('Copied to the clipboard').waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), link);
+    await shot(page, 'shared');
+
+    const fresh = await newPage(t);
+    await fresh.goto(link);
+    await fresh.locator('[role="button"][aria-label="kube-apiserver"]').waitFor();
+    await fresh.getByRole('button', { name: 'Pause', exact: true }).click();
+    const replayed = await simTime(fresh);
+    assert.ok(replayed >= time && replayed - time < 3_000, `shared at ${time} ms, replayed to ${replayed} ms`);
+    assert.deepEqual(await podStates(fresh), states);
+    assert.equal(await tile(fresh, 'kube-scheduler').getAttribute('aria-pressed'), 'true');
+    assert.deepEqual(await pressedStates(fresh), await pressedStates(page));
+    await fresh.locator('[role="log"]').getByText('Replayed the shared scenario "my-session": 4 steps').waitFor();
+    await shot(fresh, 'link-opened');
+
+    // The scenario downloads as a file and opens again from it, through the same replay.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download', exact: true }).click(),
+    ]);
+    assert.equal(download.suggestedFilename(), 'my-session.yaml');
+    const file = await download.path();
+    const yaml = readFileSync(file, 'utf8');
+    assert.match(yaml, /^apiVersion: kubeglass\.dev\/v1alpha1\nkind: Scenario\n/);
+    assert.match(yaml, /- kubectl: create deployment web --image=nginx --replicas=2\n {4}at: /);
+    assert.match(yaml, /- stop: kube-scheduler\n/);
+    const other = await newPage(t);
+    await open(other);
+    await other.getByLabel('Open scenario file').setInputFiles(file);
+    await other.locator('[role="log"]').getByText('# scenario "my-session" replayed').waitFor();
+    await other.getByRole('button', { name: 'Pause', exact: true }).click();
+    assert.deepEqual(await podStates(other), states);
+  });
+
+  test('hostile links and files show the reason over a working default cluster', async (t) => {
+    const page = await newPage(t);
+    await page.addInitScript(() => localStorage.setItem('kubeglass-manifest', 'kind: Keep\n'));
+    const bad = [
+      ['#s=%%%garbage', /bad %-escape/],
+      [`#s=${'A'.repeat(300_000)}`, /a share link is at most 262144/],
+      // lz-string of "apiVersion: v1\nkind: Pod\n": text, but no scenario.
+      ['#s=IYBwlgagpgTgzmA9gOwFwAIBuBGAUAazGQBMMAFRY3IA', /"v1" is not a scenario's apiVersion/],
+      ['#nothing-here', /no scenario in this link/],
+    ];
+    for (const [hash, reason] of bad) {
+      await page.goto(`${server.url}${hash}`);
+      await page.locator('[role="button"][aria-label="kube-apiserver"]').waitFor();
+      const banner = page.getByRole('alert');
+      await banner.getByText('This scenario could not be opened.').waitFor();
+      assert.match(await banner.textContent(), reason);
+      assert.equal(await editor(page).inputValue(), 'kind: Keep\n', 'the editor keeps its text');
+    }
+    await shot(page, 'hostile-link');
+    // The default cluster works: a command runs and the banner goes away when dismissed.
+    await page.getByLabel('Command').fill('kubectl get nodes');
+    await page.getByLabel('Command').press('Enter');
+    await page.locator('[role="log"]').getByText('node02').first().waitFor();
+    await page.getByRole('button', { name: 'Dismiss' }).click();
+    assert.equal(await page.getByRole('alert').count(), 0);
+
+    // A file that is not a valid scenario says where.
+    await page.getByLabel('Open scenario file').setInputFiles({
+      name: 'broken.yaml',
+      mimeType: 'text/yaml',
+      buffer: Buffer.from('apiVersion: kubeglass.dev/v1alpha1\nkind: Scenario\nmetadata: {name: x}\nspec:\n  steps:\n  - wait: 3d\n'),
+    });
+    await page.getByRole('alert').getByText('broken.yaml:6:11: spec.steps[0].wait: time: unknown unit "d" in duration "3d"').waitFor();
+  });
+
+  test('the component menu crashes and cordons from the keyboard alone', async (t) => {
+    const page = await newPage(t);
+    await open(page);
+    await page.locator('#speed').selectOption('10');
+    // Crash kube-scheduler: its static pod's container exits and the kubelet restarts it.
+    await tile(page, 'kube-scheduler').focus();
+    await page.keyboard.press('Shift+F10');
+    const menu = page.getByRole('menu', { name: 'kube-scheduler actions' });
+    await menu.waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Stop');
+    await shot(page, 'menu-open');
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Crash (it is restarted)');
+    await page.keyboard.press('Enter');
+    assert.equal(await menu.count(), 0);
+    await page.locator('[role="log"]').getByText('# crash kube-scheduler').waitFor();
+    await page.waitForFunction(() => /kube-scheduler-controlplane/.test(
+      [...document.querySelectorAll('svg.diagram g.pod')].map((c) => `${c.dataset.pod} ${c.dataset.status}`).join('\n'),
+    ));
+    await skipUntilQuiet(page);
+    assert.equal(await tile(page, 'kube-scheduler').getAttribute('aria-pressed'), 'false', 'running again');
+    await page.getByLabel('Command').fill('kubectl get pod -n kube-system kube-scheduler-controlplane');
+    await page.getByLabel('Command').press('Enter');
+    await page.locator('[role="log"]').getByText(/kube-scheduler-controlplane +1\/1 +Running +1 /).waitFor();
+
+    // Cordon node02 with the keyboard: Tab to it, open its menu, move to Cordon.
+    await tile(page, 'node02').focus();
+    await page.keyboard.press('Shift+F10');
+    await page.getByRole('menu', { name: 'node02 actions' }).waitFor();
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Cordon');
+    await page.keyboard.press('Enter');
+    await page.locator('[role="log"]').getByText('node/node02 cordoned').waitFor();
+    await skipUntilQuiet(page);
+    assert.match(await tile(page, 'node02').textContent(), /SchedulingDisabled/);
+    // Escape closes a menu and gives focus back to its component.
+    await tile(page, 'node01').focus();
+    await page.keyboard.press('Shift+F10');
+    await page.getByRole('menu', { name: 'node01 actions' }).waitFor();
+    await page.keyboard.press('Escape');
+    assert.equal(await page.getByRole('menu').count(), 0);
+    assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'node01');
+    await shot(page, 'menu-cordoned');
+    // Both actions are recorded: they are in the scenario a download gives.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download', exact: true }).click(),
+    ]);
+    const yaml = readFileSync(await download.path(), 'utf8');
+    assert.match(yaml, /- crash: kube-scheduler\n {4}at: /);
+    assert.match(yaml, /- kubectl: cordon node02\n {4}at: /);
+  });
+
+  test('a gallery scenario loads, replays and explains what to watch', async (t) => {
+    const page = await newPage(t);
+    await open(page);
+    await page.getByRole('button', { name: 'Scheduler down and the nodeName bypass' }).click();
+    const explanation = page.getByRole('region', { name: 'Explanation' });
+    await explanation.getByText(/spec\.nodeName/).first().waitFor();
+    assert.equal(await tile(page, 'kube-scheduler').getAttribute('aria-pressed'), 'true');
+    await page.waitForFunction(() => {
+      const chip = (name) => document.querySelector(`svg.diagram g.pod[data-pod="default/${name}"]`)?.dataset.status;
+      return chip('waiting') === 'Pending' && chip('pinned') === 'Running';
+    });
+    assert.equal(
+      await page.getByRole('button', { name: 'Scheduler down and the nodeName bypass' }).getAttribute('aria-pressed'),
+      'true',
+    );
+    await shot(page, 'gallery-scheduler-down');
+  });
+});
