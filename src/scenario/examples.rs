@@ -2,12 +2,8 @@
 //! the tests below, so none of them can stop being valid.
 
 /// (button label, manifest).
-pub const EXAMPLES: [(&str, &str); 4] = [
-    ("Deployment", DEPLOYMENT),
-    ("Service", SERVICE),
-    ("Pod with nodeName", PINNED_POD),
-    ("Job", JOB),
-];
+pub const EXAMPLES: [(&str, &str); 4] =
+    [("Deployment", DEPLOYMENT), ("Service", SERVICE), ("Pod with nodeName", PINNED_POD), ("Job", JOB)];
 
 const DEPLOYMENT: &str = "\
 apiVersion: apps/v1

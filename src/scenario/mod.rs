@@ -1,13 +1,15 @@
-//! Scenarios: the file format that describes a cluster and the steps to play on it ([`file`]), and share
-//! links that carry one in a URL fragment ([`url`]).
+//! Scenarios: the file format that describes a cluster and the steps to play on it ([`file`]), share links
+//! that carry one in a URL fragment ([`url`]), the runner that plays one with its checks ([`runner`]), a
+//! person's session recorded as one and replayed ([`session`]), and what the web app offers built in: example
+//! manifests ([`examples`]) and the guided gallery ([`gallery`]).
 //!
 //! A scenario is the unit of sharing: a share link, a file a teacher commits, a test.
 
 mod emit;
-pub mod file;
-mod locate;
 pub mod examples;
+pub mod file;
 pub mod gallery;
+mod locate;
 pub mod runner;
 pub mod session;
 pub mod url;

@@ -172,7 +172,12 @@ fn component_step(
     }
 }
 
-pub(crate) fn wait_for(cluster: &mut Cluster, command: &str, contains: &str, timeout_ms: u64) -> (String, String, Option<i32>) {
+pub(crate) fn wait_for(
+    cluster: &mut Cluster,
+    command: &str,
+    contains: &str,
+    timeout_ms: u64,
+) -> (String, String, Option<i32>) {
     let deadline = cluster.now().ms() + timeout_ms;
     loop {
         let (out, _, _) = kubectl(cluster, command, None);

@@ -18,8 +18,8 @@
 use crate::api::manifest::{parse_documents, ManifestError};
 use crate::cluster::Cluster;
 
-use super::locate::{parent_path, Locations};
 use super::file::{Action, ClusterSpec, Component, Scenario, Step, DEFAULT_SEED};
+use super::locate::{parent_path, Locations};
 use super::runner::{self, COMMAND_LIMIT_MS};
 
 /// The name a recorded session's scenario has until someone names it.
@@ -76,13 +76,8 @@ pub struct Session {
 impl Session {
     /// A fresh session on the cluster `spec` describes, with `seed`.
     pub fn new(spec: ClusterSpec, seed: u64) -> Session {
-        let scenario = Scenario {
-            name: SESSION_NAME.into(),
-            description: String::new(),
-            seed,
-            cluster: spec,
-            steps: Vec::new(),
-        };
+        let scenario =
+            Scenario { name: SESSION_NAME.into(), description: String::new(), seed, cluster: spec, steps: Vec::new() };
         let cluster = Cluster::new(runner::cluster_config(&scenario), seed);
         let start_ms = cluster.now().ms();
         Session { cluster, scenario, start_ms, processes: Vec::new() }
@@ -495,7 +490,10 @@ mod tests {
         assert_eq!(fingerprint(replayed.cluster()), fingerprint(live.cluster()));
         // Shared now, it replays to this very moment without help.
         let shared = parse(&to_yaml(&live.shared_scenario()), "shared.yaml").unwrap();
-        assert_eq!(shared.steps.last().map(|s| (s.at_ms, &s.action)), Some((Some(live.elapsed_ms()), &Action::Wait { ms: 0 })));
+        assert_eq!(
+            shared.steps.last().map(|s| (s.at_ms, &s.action)),
+            Some((Some(live.elapsed_ms()), &Action::Wait { ms: 0 }))
+        );
         assert_eq!(fingerprint(Session::replay(&shared).0.cluster()), fingerprint(live.cluster()));
         // It goes on recording after what it replayed, and the result reads back too.
         replayed.kubectl("get nodes").unwrap();
@@ -602,7 +600,8 @@ mod tests {
 
     #[test]
     fn a_validation_error_is_placed_at_its_field_or_the_nearest_one() {
-        let manifest = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  containers:\n  - name: c\n    image: \"\"\n";
+        let manifest =
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  containers:\n  - name: c\n    image: \"\"\n";
         let mut s = Session::new_default();
         let pid = s.apply(manifest).unwrap();
         s.cluster_mut().advance_ms(2_000);

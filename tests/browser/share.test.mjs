@@ -1,91 +1,20 @@
 // End-to-end tests of the manifest editor, share links, scenario files, the guided gallery and the component
 // menu, against dist/ (from `trunk build --release`) in Debian's headless Chromium. Run:
 // node --test tests/browser/share.test.mjs
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { serveStatic } from './static-server.mjs';
+import { readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  appUrl, loadApp, openApp, shot as screenshot, simTime, skipUntilQuiet, tile, useBrowser,
+} from './harness.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const dist = resolve(here, '../../dist');
-const screenshots = join(here, 'screenshots');
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
+useBrowser();
 
-let server;
-let browserServer;
-let browser;
-let chromiumPid;
-function killChromium() {
-  if (chromiumPid === undefined) return;
-  try { process.kill(-chromiumPid, 'SIGKILL'); } catch { /* already gone */ }
-  try { process.kill(chromiumPid, 'SIGKILL'); } catch { /* already gone */ }
-  chromiumPid = undefined;
-}
-process.on('exit', killChromium);
-
-before(async () => {
-  assert.ok(existsSync(join(dist, 'index.html')), `no ${dist}/index.html: run \`trunk build --release\` first`);
-  mkdirSync(screenshots, { recursive: true });
-  server = await serveStatic(dist);
-  browserServer = await chromium.launchServer({ executablePath: CHROMIUM, args: FLAGS, headless: true });
-  chromiumPid = browserServer.process().pid;
-  browser = await chromium.connect(browserServer.wsEndpoint());
-});
-
-after(async () => {
-  await browser?.close().catch(() => {});
-  await browserServer?.close().catch(() => {});
-  killChromium();
-  await server?.close();
-});
-
-/** A fresh browser context (its own local storage) and a page in it that fails the test on any request off the
- * test server, page error or console error. */
-async function newPage(t, context) {
-  const ctx = context ?? await browser.newContext({ viewport: { width: 1280, height: 720 } });
-  if (!context) t.after(() => ctx.close());
-  const page = await ctx.newPage();
-  const problems = [];
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-  });
-  page.on('request', (request) => {
-    if (!request.url().startsWith(server.url) && !request.url().startsWith('data:')) {
-      problems.push(`request off the test server: ${request.url()}`);
-    }
-  });
-  t.after(() => assert.deepEqual(problems, []));
-  return page;
-}
-
-async function open(page, path = '') {
-  await page.goto(`${server.url}${path}`);
-  await page.locator('[role="button"][aria-label="kube-apiserver"]').waitFor();
-}
-
-const tile = (page, name) => page.locator(`svg.diagram [role="button"][aria-label="${name}"]`);
-const simTime = async (page) => Number(await page.locator('#sim-clock').getAttribute('data-ms'));
-const shot = (page, name) => page.screenshot({ path: join(screenshots, `share-${name}.png`) });
+const shot = (page, name) => screenshot(page, `share-${name}`);
 const editor = (page) => page.getByLabel('Manifest', { exact: true });
 const applyOutput = (page) => page.getByRole('status', { name: 'Apply output' });
-
-async function skipUntilQuiet(page) {
-  const before = await simTime(page);
-  await page.getByRole('button', { name: 'Skip until quiet', exact: true }).click();
-  await page.waitForFunction(
-    (t0) => Number(document.querySelector('#sim-clock').dataset.ms) > t0
-      && document.querySelector('button.skip').dataset.skipping === 'false',
-    before,
-  );
-}
 
 /** Every pod chip on the diagram: `namespace/name` → status. */
 const podStates = (page) => page.locator('svg.diagram g.pod[data-pod]').evaluateAll(
@@ -114,8 +43,8 @@ spec:
 
 describe('manifest editor, sharing, gallery, component menu', () => {
   test('a pasted Deployment applied from the editor runs its pods on the diagram', async (t) => {
-    const page = await newPage(t);
-    await open(page);
+    const page = await openApp(t);
+    await loadApp(page);
     await editor(page).fill(DEPLOYMENT);
     await page.getByRole('button', { name: 'Apply', exact: true }).click();
     await applyOutput(page).getByText('deployment.apps/hello created').waitFor();
@@ -128,8 +57,8 @@ describe('manifest editor, sharing, gallery, component menu', () => {
   });
 
   test('a bad manifest shows kubectl\'s error with its line and column, and the text survives a reload', async (t) => {
-    const page = await newPage(t);
-    await open(page);
+    const page = await openApp(t);
+    await loadApp(page);
     const bad = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: broken\n   labels: {a: b}\n';
     await editor(page).fill(bad);
     await page.getByRole('button', { name: 'Apply', exact: true }).click();
@@ -158,27 +87,25 @@ describe('manifest editor, sharing, gallery, component menu', () => {
   });
 
   test('an example is one click away and is added without losing the text', async (t) => {
-    const page = await newPage(t);
-    await open(page);
+    const page = await openApp(t);
+    await loadApp(page);
     await editor(page).fill('');
     await page.getByRole('button', { name: 'Pod with nodeName' }).click();
     assert.match(await editor(page).inputValue(), /nodeName: node01/);
     await page.getByRole('button', { name: 'Service', exact: true }).click();
-    assert.match(await editor(page).inputValue(), /nodeName: node01\n---\napiVersion: v1\nkind: Service/);
+    assert.match(await editor(page).inputValue(), /nodeName: node01\n[^]*\n---\napiVersion: v1\nkind: Service\n/);
     await page.getByRole('button', { name: 'Apply', exact: true }).click();
     await applyOutput(page).getByText('service/web created').waitFor();
     assert.match(await applyOutput(page).textContent(), /pod\/pinned created/);
   });
 
   test('Share gives a link that opens in a fresh page at the same state', async (t) => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-    t.after(() => context.close());
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
-    const page = await newPage(t, context);
-    await open(page);
+    const page = await openApp(t, { permissions: ['clipboard-read', 'clipboard-write'] });
+    await loadApp(page);
     await page.getByLabel('Command').fill('kubectl create deployment web --image=nginx --replicas=2');
     await page.getByLabel('Command').press('Enter');
     await page.locator('[role="log"]').getByText('deployment.apps/web created').waitFor();
+    await skipUntilQuiet(page);
     await tile(page, 'kube-scheduler').click();
     await editor(page).fill(DEPLOYMENT);
     await page.getByRole('button', { name: 'Apply', exact: true }).click();
@@ -198,7 +125,7 @@ describe('manifest editor, sharing, gallery, component menu', () => {
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), link);
     await shot(page, 'shared');
 
-    const fresh = await newPage(t);
+    const fresh = await openApp(t);
     await fresh.goto(link);
     await fresh.locator('[role="button"][aria-label="kube-apiserver"]').waitFor();
     await fresh.getByRole('button', { name: 'Pause', exact: true }).click();
@@ -216,13 +143,15 @@ describe('manifest editor, sharing, gallery, component menu', () => {
       page.getByRole('button', { name: 'Download', exact: true }).click(),
     ]);
     assert.equal(download.suggestedFilename(), 'my-session.yaml');
-    const file = await download.path();
+    const file = join(tmpdir(), `kubeglass-share-${process.pid}.yaml`);
+    await download.saveAs(file);
+    t.after(() => rmSync(file, { force: true }));
     const yaml = readFileSync(file, 'utf8');
     assert.match(yaml, /^apiVersion: kubeglass\.dev\/v1alpha1\nkind: Scenario\n/);
     assert.match(yaml, /- kubectl: create deployment web --image=nginx --replicas=2\n {4}at: /);
     assert.match(yaml, /- stop: kube-scheduler\n/);
-    const other = await newPage(t);
-    await open(other);
+    const other = await openApp(t);
+    await loadApp(other);
     await other.getByLabel('Open scenario file').setInputFiles(file);
     await other.locator('[role="log"]').getByText('# scenario "my-session" replayed').waitFor();
     await other.getByRole('button', { name: 'Pause', exact: true }).click();
@@ -230,8 +159,10 @@ describe('manifest editor, sharing, gallery, component menu', () => {
   });
 
   test('hostile links and files show the reason over a working default cluster', async (t) => {
-    const page = await newPage(t);
-    await page.addInitScript(() => localStorage.setItem('kubeglass-manifest', 'kind: Keep\n'));
+    const page = await openApp(t);
+    await page.addInitScript(() => {
+      if (location.protocol === 'http:') localStorage.setItem('kubeglass-manifest', 'kind: Keep\n');
+    });
     const bad = [
       ['#s=%%%garbage', /bad %-escape/],
       [`#s=${'A'.repeat(300_000)}`, /a share link is at most 262144/],
@@ -240,7 +171,9 @@ describe('manifest editor, sharing, gallery, component menu', () => {
       ['#nothing-here', /no scenario in this link/],
     ];
     for (const [hash, reason] of bad) {
-      await page.goto(`${server.url}${hash}`);
+      // A new document each time (a change of the fragment alone does not reload the page).
+      await page.goto('about:blank');
+      await page.goto(`${appUrl()}${hash}`);
       await page.locator('[role="button"][aria-label="kube-apiserver"]').waitFor();
       const banner = page.getByRole('alert');
       await banner.getByText('This scenario could not be opened.').waitFor();
@@ -265,8 +198,8 @@ describe('manifest editor, sharing, gallery, component menu', () => {
   });
 
   test('the component menu crashes and cordons from the keyboard alone', async (t) => {
-    const page = await newPage(t);
-    await open(page);
+    const page = await openApp(t);
+    await loadApp(page);
     await page.locator('#speed').selectOption('10');
     // Crash kube-scheduler: its static pod's container exits and the kubelet restarts it.
     await tile(page, 'kube-scheduler').focus();
@@ -312,14 +245,17 @@ describe('manifest editor, sharing, gallery, component menu', () => {
       page.waitForEvent('download'),
       page.getByRole('button', { name: 'Download', exact: true }).click(),
     ]);
-    const yaml = readFileSync(await download.path(), 'utf8');
+    const file = join(tmpdir(), `kubeglass-menu-${process.pid}.yaml`);
+    await download.saveAs(file);
+    t.after(() => rmSync(file, { force: true }));
+    const yaml = readFileSync(file, 'utf8');
     assert.match(yaml, /- crash: kube-scheduler\n {4}at: /);
     assert.match(yaml, /- kubectl: cordon node02\n {4}at: /);
   });
 
   test('a gallery scenario loads, replays and explains what to watch', async (t) => {
-    const page = await newPage(t);
-    await open(page);
+    const page = await openApp(t);
+    await loadApp(page);
     await page.getByRole('button', { name: 'Scheduler down and the nodeName bypass' }).click();
     const explanation = page.getByRole('region', { name: 'Explanation' });
     await explanation.getByText(/spec\.nodeName/).first().waitFor();

@@ -61,8 +61,7 @@ fn is_node(view: &View, name: &str) -> bool {
 pub fn items(view: &View, name: &str) -> Vec<Item> {
     if is_node(view, name) {
         let parts = [format!("{name}/kubelet"), format!("{name}/containerd"), format!("{name}/kube-proxy")];
-        let all_running =
-            parts.iter().all(|p| view.components.iter().any(|c| &c.name == p && c.running));
+        let all_running = parts.iter().all(|p| view.components.iter().any(|c| &c.name == p && c.running));
         let cordoned = view.nodes.iter().any(|n| n.name == name && n.status.contains("SchedulingDisabled"));
         let power = if all_running { Item::PowerOff } else { Item::PowerOn };
         let cordon = if cordoned { Item::Uncordon } else { Item::Cordon };
@@ -93,17 +92,17 @@ fn act(sim: Sim, name: &str, item: Item) {
         Item::Crash => component("crash", sim.act(|s| s.crash(name))),
         Item::Cordon => sim.run_command(&format!("kubectl cordon {name}")),
         Item::Uncordon => sim.run_command(&format!("kubectl uncordon {name}")),
-        Item::Drain => sim.run_command(&format!("kubectl drain {name} --ignore-daemonsets --delete-emptydir-data --force")),
+        Item::Drain => {
+            sim.run_command(&format!("kubectl drain {name} --ignore-daemonsets --delete-emptydir-data --force"))
+        }
     }
 }
 
 /// Opens the menu of `name` beside the element an event came from (a right-click or a key on a component).
 pub fn open_from(menu: Option<MenuState>, ev: &web_sys::Event, name: &str) {
     let Some(MenuState(state)) = menu else { return };
-    let rect = ev
-        .current_target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .map(|e| e.get_bounding_client_rect());
+    let rect =
+        ev.current_target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).map(|e| e.get_bounding_client_rect());
     let (x, y) = match (rect, ev.dyn_ref::<web_sys::MouseEvent>()) {
         (_, Some(mouse)) => (f64::from(mouse.client_x()), f64::from(mouse.client_y())),
         (Some(r), None) => (r.left() + 8.0, r.bottom() + 2.0),
@@ -154,11 +153,12 @@ pub fn ComponentMenu() -> impl IntoView {
     let on_key = move |ev: KeyboardEvent| {
         let Some(div) = menu.get() else { return };
         let Ok(items) = div.query_selector_all("[role=\"menuitem\"]") else { return };
-        let focused = document().active_element();
         let count = items.length();
-        let at = (0..count).find(|i| {
-            items.item(*i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()).as_ref() == focused.as_ref()
-        });
+        let at = document()
+            .active_element()
+            .and_then(|e| e.get_attribute("data-index"))
+            .and_then(|i| i.parse::<u32>().ok())
+            .filter(|i| *i < count);
         let to = match ev.key().as_str() {
             "Escape" | "Tab" => {
                 ev.prevent_default();
@@ -179,7 +179,8 @@ pub fn ComponentMenu() -> impl IntoView {
 
     move || {
         state.get().map(|open| {
-            let entries = sim.view().with(|v| items(v, &open.name));
+            // Read once when it opens: a menu that re-rendered with every view would lose its focus.
+            let entries = sim.view().with_untracked(|v| items(v, &open.name));
             let width = window().inner_width().ok().and_then(|w| w.as_f64()).unwrap_or(1280.0);
             let left = open.x.min(width - 220.0).max(4.0);
             let name = open.name.clone();
@@ -199,13 +200,15 @@ pub fn ComponentMenu() -> impl IntoView {
                     <div class="comp-menu-title" aria-hidden="true">{name.clone()}</div>
                     {entries
                         .into_iter()
-                        .map(|item| {
+                        .enumerate()
+                        .map(|(index, item)| {
                             let name = name.clone();
                             view! {
                                 <button
                                     type="button"
                                     role="menuitem"
                                     tabindex="-1"
+                                    data-index=index
                                     on:click=move |_| {
                                         state.set(None);
                                         act(sim, &name, item);
