@@ -122,12 +122,6 @@ macro_rules! kinds {
             pub fn from_json_as(kind: Kind, value: serde_json::Value) -> Result<Object, serde_json::Error> {
                 Ok(match kind { $( Kind::$variant => Object::$variant(serde_json::from_value(value)?), )* })
             }
-
-            /// Decodes borrowed JSON already known to be of `kind`.
-            pub fn from_json_ref(kind: Kind, value: &serde_json::Value) -> Result<Object, serde_json::Error> {
-                use serde::Deserialize;
-                Ok(match kind { $( Kind::$variant => Object::$variant(<$ty>::deserialize(value)?), )* })
-            }
         }
     };
 }
