@@ -67,10 +67,17 @@ pub struct RequestRecord {
     pub revision: Option<u64>,
     #[serde(skip, default = "default_verb")]
     pub verb: Verb,
+    /// Who sent it (the person's kubectl, a controller, a kubelet).
+    #[serde(skip, default = "no_client")]
+    pub client: ComponentId,
 }
 
 fn default_verb() -> Verb {
     Verb::Get
+}
+
+fn no_client() -> ComponentId {
+    ComponentId(u32::MAX)
 }
 
 impl RequestRecord {

@@ -451,11 +451,15 @@ impl ApiServer {
             user: String::new(),
             summary: req.summary(),
             namespace: req.namespace.clone(),
-            name: req.name.clone().or_else(|| req.body.as_ref().map(|b| b.name().to_string())),
+            name: req.name.clone().or_else(|| req.body.as_ref().map(|b| b.name().to_string())).or_else(|| {
+                let raw = req.raw_body.as_ref()?.pointer("/metadata/name")?.as_str()?;
+                Some(raw.to_string())
+            }),
             stages: Vec::new(),
             code: 0,
             revision: None,
             verb: req.verb,
+            client,
         };
         self.log.open(client, request_id, record);
         let authenticated = self.authn.authenticate(&req.credentials);

@@ -6,6 +6,7 @@
 
 mod bootstrap;
 mod config;
+mod inspect;
 mod network;
 pub mod node_files;
 mod node_shell;

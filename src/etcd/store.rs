@@ -99,6 +99,11 @@ impl Store {
             .map(|(_, kv)| kv)
     }
 
+    /// Every key from `start` on, in key order (a `BTreeMap` range: browsing jumps instead of scanning).
+    pub fn keys_from(&self, start: &str) -> impl Iterator<Item = &KeyValue> + '_ {
+        self.keys.range::<str, _>((Bound::Included(start), Bound::Unbounded)).map(|(_, kv)| kv)
+    }
+
     /// Runs a transaction: the compares pick a branch, whose ops run in order (a range sees earlier puts of
     /// the same transaction).
     pub fn apply(&mut self, txn: &Txn) -> TxnResponse {

@@ -6,6 +6,7 @@ pub mod apply;
 pub mod args;
 pub mod auth;
 pub mod common;
+pub mod complete;
 pub mod config;
 pub mod create;
 pub mod delete;

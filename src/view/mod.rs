@@ -2,6 +2,11 @@
 //! messages in flight with their send and delivery times, and recent deliveries. Built by the engine
 //! ([`crate::Cluster::view`]); the UI holds no cluster logic.
 
+pub mod decision;
+pub mod etcd_browser;
+pub mod events;
+pub mod flow;
+pub mod object;
 pub mod recent;
 pub mod steps;
 
