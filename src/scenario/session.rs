@@ -151,8 +151,8 @@ impl Session {
     }
 
     /// Starts a kubectl command line (with or without the leading `kubectl`); its output comes from
-    /// [`Session::poll`]. Returns its pid, or None for an empty line.
-    pub fn kubectl(&mut self, line: &str) -> Option<u64> {
+    /// [`Session::poll`]. Returns its pid and the chain its requests travel on, or None for an empty line.
+    pub fn kubectl(&mut self, line: &str) -> Option<(u64, u64)> {
         let command = command_of(line)?;
         self.settle();
         self.record(Action::Kubectl { command: command.clone() });
@@ -166,13 +166,14 @@ impl Session {
         check_manifest(manifest)?;
         self.settle();
         self.record(Action::Apply { manifest: manifest.to_string() });
-        Ok(self.spawn("apply -f -", Some(manifest.to_string())))
+        Ok(self.spawn("apply -f -", Some(manifest.to_string())).0)
     }
 
-    fn spawn(&mut self, command: &str, stdin: Option<String>) -> u64 {
-        let (pid, _chain) = self.cluster.start_kubectl(command, stdin);
+    /// Starts a kubectl process; returns its pid and the chain its requests travel on.
+    fn spawn(&mut self, command: &str, stdin: Option<String>) -> (u64, u64) {
+        let (pid, chain) = self.cluster.start_kubectl(command, stdin);
         self.processes.push(pid);
-        pid
+        (pid, chain)
     }
 
     /// Checks a component name against the scenario's cluster, so that every recorded step reads back.

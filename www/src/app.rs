@@ -81,6 +81,8 @@ pub struct Sim {
     pub editor_output: RwSignal<crate::editor::EditorOutput>,
     pub terminal: RwSignal<Vec<TermLine>>,
     next_line: StoredValue<u64>,
+    /// The kubectl commands the person ran, oldest first (the Data flow panel's history).
+    pub requests: RwSignal<Vec<crate::inspect::Request>>,
 }
 
 impl Sim {
@@ -108,6 +110,7 @@ impl Sim {
                     .collect(),
             ),
             next_line: StoredValue::new(WELCOME.len() as u64),
+            requests: RwSignal::new(Vec::new()),
         }
     }
 
@@ -116,8 +119,8 @@ impl Sim {
         self.view.read_only()
     }
 
-    /// Reads the cluster.
-    fn with_cluster<T>(&self, f: impl FnOnce(&Cluster) -> T) -> Option<T> {
+    /// Reads the cluster (the view, the inspectors: read-only).
+    pub fn with_cluster<T>(&self, f: impl FnOnce(&Cluster) -> T) -> Option<T> {
         self.session.try_with_value(|s| f(s.cluster()))
     }
 
@@ -295,7 +298,9 @@ impl Sim {
             self.print("info", "This prompt runs kubectl commands, for example: kubectl get pods -A".into());
             return;
         }
-        self.act(|session| session.kubectl(line));
+        if let Some(Some((_pid, chain))) = self.act(|session| session.kubectl(line)) {
+            crate::inspect::record_request(self, line, chain);
+        }
     }
 
     /// Ends every running command, as Ctrl-C does.
@@ -385,6 +390,7 @@ pub fn App() -> impl IntoView {
     provide_context(sim);
     provide_context(crate::share::LinkNotice(RwSignal::new(start.problem)));
     provide_context(crate::menu::MenuState(RwSignal::new(None)));
+    crate::inspect::provide();
     schedule_frame(sim, wall_now());
 
     view! {
@@ -398,6 +404,7 @@ pub fn App() -> impl IntoView {
                 </section>
                 <SidePanel/>
                 <crate::share::Workbench/>
+                <crate::inspect::Inspectors/>
                 <NodeList/>
             </main>
             <crate::menu::ComponentMenu/>

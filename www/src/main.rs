@@ -6,6 +6,7 @@ mod clock;
 mod diagram;
 mod editor;
 mod gallery;
+mod inspect;
 mod menu;
 mod nodes;
 mod shape;

@@ -16,6 +16,7 @@ pub fn SidePanel() -> impl IntoView {
     view! {
         <aside class="side">
             <Terminal/>
+            <crate::inspect::flow::DataFlow/>
             <DeliveryLog/>
         </aside>
     }
@@ -56,6 +57,11 @@ fn Terminal() -> impl IntoView {
         let to = match ev.key().as_str() {
             "ArrowUp" if at > 0 => at - 1,
             "ArrowDown" if at < len => at + 1,
+            "Tab" => {
+                ev.prevent_default();
+                crate::inspect::complete::on_tab(sim, &field);
+                return;
+            }
             "c" if ev.ctrl_key() && sim.busy_terminal() => {
                 ev.prevent_default();
                 sim.interrupt();
@@ -72,7 +78,7 @@ fn Terminal() -> impl IntoView {
         <section class="panel terminal" aria-labelledby="terminal-title">
             <div class="panel-head">
                 <h2 id="terminal-title">"Terminal"</h2>
-                <span class="hint">"kubectl · ↑/↓ history · Ctrl+C stops"</span>
+                <span class="hint">"kubectl · Tab completes · ↑/↓ history · Ctrl+C stops"</span>
             </div>
             <div class="term-output" role="log" aria-label="Terminal output" node_ref=output>
                 <For each=move || sim.terminal.get() key=|line| line.id let:line>

@@ -99,6 +99,7 @@ pub fn Diagram() -> impl IntoView {
                 >
                     <path d="M0,0 L10,5 L0,10 z"></path>
                 </marker>
+                {crate::inspect::badges::marker()}
             </defs>
             <g class="panels">{move || layout.with(panels)}</g>
             <g class="links">{move || layout.with(links)}</g>
@@ -117,6 +118,7 @@ pub fn Diagram() -> impl IntoView {
             <g class="pods">{move || layout.with(chips)}</g>
             <g class="notes">{move || layout.with(notes)}</g>
             <flights::Flights layout/>
+            <crate::inspect::badges::StepBadges layout/>
         </svg>
     }
 }
@@ -210,12 +212,28 @@ fn clients(l: &Layout) -> impl IntoView {
 }
 
 fn chips(l: &Layout) -> impl IntoView {
+    // A chip opens the pod in the inspector (click, or Enter).
+    let inspect = crate::inspect::use_inspect();
     l.chips
         .iter()
         .map(|c| {
             let r = c.rect;
+            let (key, on_key) = (c.key.clone(), c.key.clone());
             view! {
-                <g class=format!("pod pod-{}", c.class.css()) data-pod=c.key.clone() data-status=c.status.clone()>
+                <g
+                    class=format!("pod pod-{}", c.class.css())
+                    data-pod=c.key.clone()
+                    data-status=c.status.clone()
+                    role="link"
+                    tabindex="0"
+                    aria-label=format!("Inspect pod {}", c.key)
+                    on:click=move |_| inspect.open_pod(&key)
+                    on:keydown=move |ev: KeyboardEvent| {
+                        if ev.key() == "Enter" {
+                            inspect.open_pod(&on_key);
+                        }
+                    }
+                >
                     <title>{format!("{}: {}", c.key, c.status)}</title>
                     <rect x=r.x y=r.y width=r.w height=r.h rx="5"></rect>
                     <text x=r.x + 6 y=f64::from(r.y) + f64::from(r.h) / 2.0>
