@@ -104,6 +104,18 @@ impl RequestRecord {
     }
 }
 
+/// The stages a request of this verb passes after authorization (reads are served from etcd or the watch
+/// cache; deletes skip decoding, mutation and validation).
+pub fn stages_after_authorization(verb: Verb) -> &'static [Stage] {
+    match verb {
+        Verb::Get | Verb::List | Verb::Watch => &[Stage::Storage],
+        Verb::Delete | Verb::DeleteCollection => &[Stage::ValidatingAdmission, Stage::Storage],
+        _ => {
+            &[Stage::Decoding, Stage::MutatingAdmission, Stage::Validation, Stage::ValidatingAdmission, Stage::Storage]
+        }
+    }
+}
+
 /// How many finished records are kept.
 pub const RECORDS_MAX: usize = 2048;
 

@@ -241,7 +241,7 @@ impl ApiServer {
         };
         if let Some(verb) = past_authz {
             let failed = response.status().map(|s| (failed_stage(verb, s), s.message.clone()));
-            for &stage in stages_for(verb) {
+            for &stage in audit::stages_after_authorization(verb) {
                 match &failed {
                     Some((f, msg)) if *f == stage => {
                         self.log.stage(client, request_id, stage, false, msg.clone());
@@ -1298,17 +1298,6 @@ fn selectors(req: &ApiRequest) -> Result<(LabelSelector, FieldSelector), Status>
         )));
     }
     Ok((labels, fields))
-}
-
-/// The stages a request of this verb passes after authorization.
-fn stages_for(verb: Verb) -> &'static [Stage] {
-    match verb {
-        Verb::Get | Verb::List | Verb::Watch => &[Stage::Storage],
-        Verb::Delete | Verb::DeleteCollection => &[Stage::ValidatingAdmission, Stage::Storage],
-        _ => {
-            &[Stage::Decoding, Stage::MutatingAdmission, Stage::Validation, Stage::ValidatingAdmission, Stage::Storage]
-        }
-    }
 }
 
 /// Which stage produced a refusal, from the status it produced.

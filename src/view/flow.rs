@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::steps::{data_flow, FlowStep};
-use crate::apiserver::audit::{RequestRecord, Stage};
+use crate::apiserver::audit::{stages_after_authorization, RequestRecord, Stage};
 use crate::sim::Kernel;
 
 /// A stage of one request's path.
@@ -47,25 +47,13 @@ pub struct FlowView {
     pub requests: Vec<RequestPath>,
 }
 
-/// The stages a request of this kind passes when nothing refuses it.
-fn stages_for(record: &RequestRecord) -> &'static [Stage] {
-    const WRITE: [Stage; 7] = [
-        Stage::Authentication,
-        Stage::Authorization,
-        Stage::Decoding,
-        Stage::MutatingAdmission,
-        Stage::Validation,
-        Stage::ValidatingAdmission,
-        Stage::Storage,
-    ];
-    const READ: [Stage; 3] = [Stage::Authentication, Stage::Authorization, Stage::Storage];
-    const PROXIED: [Stage; 3] = [Stage::Authentication, Stage::Authorization, Stage::Kubelet];
+/// The stages a request of this kind passes when nothing refuses it, after authorization.
+fn later_stages(record: &RequestRecord) -> &'static [Stage] {
+    // `pods/log` and `pods/exec` are proxied to the pod's kubelet instead of read from storage.
     if record.summary.ends_with("/log") || record.summary.ends_with("/exec") {
-        &PROXIED
-    } else if record.verb.is_write() {
-        &WRITE
+        &[Stage::Kubelet]
     } else {
-        &READ
+        stages_after_authorization(record.verb)
     }
 }
 
@@ -83,7 +71,8 @@ pub fn request_path(record: &RequestRecord, client: &str) -> RequestPath {
         .collect();
     let stopped_at = record.stopped_at();
     if let Some(stopped) = stopped_at {
-        stages.extend(stages_for(record).iter().filter(|s| **s > stopped).map(|s| StageView {
+        let all = [Stage::Authentication, Stage::Authorization].iter().chain(later_stages(record));
+        stages.extend(all.filter(|s| **s > stopped).map(|s| StageView {
             name: s.as_str().to_string(),
             state: "not reached".to_string(),
             detail: String::new(),

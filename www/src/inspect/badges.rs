@@ -44,7 +44,7 @@ pub fn badges(layout: &Layout, steps: &[FlowStep]) -> Vec<Badge> {
         let fit = ((length * 0.5 / SPACING).floor() as usize + 1).max(1);
         let shown = if on_link.len() > fit { fit - 1 } else { on_link.len() };
         let slots = on_link.len().min(fit);
-        let span = SPACING * (slots.saturating_sub(1)) as f64;
+        let span = SPACING * slots.saturating_sub(1) as f64;
         let start = (length - span) / 2.0;
         let place = |i: usize| {
             let t = (start + SPACING * i as f64) / length;
@@ -184,7 +184,7 @@ mod tests {
         let more = placed.iter().find(|b| b.number.is_none()).expect("a +N badge");
         let shown = placed.iter().filter(|b| b.number.is_some()).count();
         assert_eq!(more.text, format!("+{}", 60 - shown));
-        assert!(shown >= 1 && shown < 60);
+        assert!((1..60).contains(&shown));
         assert_eq!(placed.iter().filter_map(|b| b.number).collect::<Vec<_>>(), (1..=shown).collect::<Vec<_>>());
     }
 

@@ -370,7 +370,11 @@ pub fn DecisionTable() -> impl IntoView {
                 view! {
                     <div class="decision" data-pod=d.pod.clone()>
                         <p class="decision-verdict" class:pending=d.chosen.is_none()>{verdict}</p>
-                        {d.preemption.clone().map(|p| view! { <p class="hint">{format!("Preemption: {p}")}</p> })}
+                        {d
+                            .preemption
+                            .clone()
+                            .filter(|p| !d.message.as_deref().unwrap_or_default().contains(p.as_str()))
+                            .map(|p| view! { <p class="hint">{format!("Preemption: {p}")}</p> })}
                         <div class="table-wrap">
                             <table class="grid decision-table" aria-label=format!("Scheduling decision for {}", d.pod)>
                                 <thead>
