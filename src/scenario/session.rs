@@ -45,6 +45,8 @@ pub struct ProcessOutput {
     pub text: String,
     /// Its exit code once it exited (it is then forgotten).
     pub exit: Option<i32>,
+    /// What a `kubectl edit` asked to open in an editor: the page opens it in its manifest editor.
+    pub edit: Option<crate::client::EditRequest>,
 }
 
 /// A manifest that kubectl would refuse before sending anything, with kubectl's exact line and where.
@@ -239,6 +241,7 @@ impl Session {
         for pid in std::mem::take(&mut self.processes) {
             let text = self.cluster.take_output(pid);
             let exit = self.cluster.process_status(pid).map_or(Some(1), |s| s.exit);
+            let edit = exit.and(self.cluster.edit_request(pid));
             if exit.is_some() {
                 // Ending a process that exited changes nothing else.
                 self.cluster.interrupt(pid);
@@ -246,7 +249,7 @@ impl Session {
                 running.push(pid);
             }
             if !text.is_empty() || exit.is_some() {
-                out.push(ProcessOutput { pid, text, exit });
+                out.push(ProcessOutput { pid, text, exit, edit });
             }
         }
         self.processes = running;
@@ -597,6 +600,29 @@ mod tests {
         assert!(!s.busy());
         let manifest = "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  containerz: []\n";
         assert_eq!(locate_error(manifest, &mine.text), Some((5, 3)));
+    }
+
+    /// `kubectl edit` hands the object's text to the page (which opens it in the manifest editor); applying
+    /// the edited text changes the object. Any other command hands nothing.
+    #[test]
+    fn kubectl_edit_hands_the_object_to_the_page_and_the_edited_text_applies() {
+        let mut s = Session::new_default();
+        s.cluster_mut().advance_ms(20_000);
+        let (created, _) = s.kubectl("create deployment web --image=nginx --replicas=1").unwrap();
+        s.cluster_mut().advance_ms(2_000);
+        let out = s.poll();
+        assert_eq!(out.iter().find(|p| p.pid == created).map(|p| p.edit.is_none()), Some(true));
+        let (pid, _) = s.kubectl("edit deployment web").unwrap();
+        s.cluster_mut().advance_ms(2_000);
+        let out = s.poll();
+        let edit = out.iter().find(|p| p.pid == pid).and_then(|p| p.edit.clone()).expect("an edit request");
+        assert_eq!(edit.objects, vec!["deployment.apps/web".to_string()]);
+        assert!(edit.text.contains("replicas: 1"), "{}", edit.text);
+        let applied = s.apply(&edit.text.replace("replicas: 1", "replicas: 2")).unwrap();
+        s.cluster_mut().advance_ms(2_000);
+        let out = s.poll();
+        let text = out.iter().find(|p| p.pid == applied).map(|p| p.text.clone()).unwrap_or_default();
+        assert_eq!(text, "deployment.apps/web configured\n");
     }
 
     #[test]

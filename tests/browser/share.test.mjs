@@ -7,7 +7,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  appUrl, loadApp, openApp, shot as screenshot, simTime, skipUntilQuiet, tile, useBrowser,
+  appUrl, loadApp, openApp, run, shot as screenshot, simTime, skipUntilQuiet, tile, useBrowser,
 } from './harness.mjs';
 
 useBrowser();
@@ -97,6 +97,21 @@ describe('manifest editor, sharing, gallery, component menu', () => {
     await page.getByRole('button', { name: 'Apply', exact: true }).click();
     await applyOutput(page).getByText('service/web created').waitFor();
     assert.match(await applyOutput(page).textContent(), /pod\/pinned created/);
+  });
+
+  test('kubectl edit opens the object in the editor, and Apply sends the edited text', async (t) => {
+    const page = await openApp(t);
+    await loadApp(page);
+    await editor(page).fill('');
+    await run(page, 'kubectl create deployment edited --image=nginx', 'deployment.apps/edited created');
+    await run(page, 'kubectl edit deployment edited', 'Opened deployment.apps/edited in the Manifest editor');
+    const opened = await editor(page).inputValue();
+    assert.match(opened, /kind: Deployment\n/);
+    assert.match(opened, /name: edited\n/);
+    await editor(page).fill(opened.replace('replicas: 1', 'replicas: 2'));
+    await page.getByRole('button', { name: 'Apply', exact: true }).click();
+    await applyOutput(page).getByText('deployment.apps/edited configured').waitFor();
+    await shot(page, 'edit-opened');
   });
 
   test('Share gives a link that opens in a fresh page at the same state', async (t) => {

@@ -79,6 +79,8 @@ pub struct Sim {
     /// The text that apply was given (to place its errors).
     editor_manifest: StoredValue<String>,
     pub editor_output: RwSignal<crate::editor::EditorOutput>,
+    /// Text a `kubectl edit` asked to open: the editor takes it (and clears this).
+    pub editor_load: RwSignal<Option<String>>,
     pub terminal: RwSignal<Vec<TermLine>>,
     next_line: StoredValue<u64>,
     /// The kubectl commands the person ran, oldest first (the Data flow panel's history).
@@ -102,6 +104,7 @@ impl Sim {
             editor_pid: StoredValue::new(None),
             editor_manifest: StoredValue::new(String::new()),
             editor_output: RwSignal::new(Default::default()),
+            editor_load: RwSignal::new(None),
             terminal: RwSignal::new(
                 WELCOME
                     .iter()
@@ -335,6 +338,15 @@ impl Sim {
                 if out.exit.is_some() {
                     self.editor_pid.set_value(None);
                 }
+                continue;
+            }
+            if let Some(edit) = out.edit {
+                // The page has an editor: the object opens there instead of kubectl's "no editor" message.
+                self.print(
+                    "info",
+                    format!("Opened {} in the Manifest editor: change it and press Apply.", edit.objects.join(", ")),
+                );
+                self.editor_load.set(Some(edit.text));
                 continue;
             }
             for line in out.text.lines() {
