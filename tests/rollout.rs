@@ -41,3 +41,26 @@ fn without_a_controller_manager_the_rollout_waits_for_its_spec_to_be_observed() 
     assert_eq!(kubectl(&mut c, "rollout history deployment/web"), ("No rollout history found.\n".into(), Some(0)));
     assert_eq!(kubectl(&mut c, "rollout status pod/x").0, "error: no status viewer has been implemented for Pod\n");
 }
+
+/// Right after `set image` the new ReplicaSet has no ready pods yet: `rollout status` must wait for them (the
+/// controller's "Created new replica set" status update changes only the Progressing condition), then report
+/// the rollout done once every new pod is available and the old ones are gone.
+#[test]
+fn rollout_status_right_after_set_image_waits_for_the_new_replicas() {
+    let mut c = Cluster::new_default(1);
+    c.advance_ms(20_000);
+    apply(&mut c, WEB);
+    c.advance_ms(30_000);
+    assert_eq!(kubectl(&mut c, "rollout status deployment/web").0, "deployment \"web\" successfully rolled out\n");
+    kubectl(&mut c, "set image deployment/web nginx=nginx:1.28");
+    let r = c.kubectl("rollout status deployment/web", None, 120_000);
+    let lines: Vec<&str> = r.output.lines().collect();
+    assert!(
+        lines.iter().any(|l| l.starts_with("Waiting for deployment \"web\" rollout to finish: ")
+            && l.ends_with(" out of 2 new replicas have been updated...")),
+        "{}",
+        r.output
+    );
+    assert_eq!(lines.last().copied(), Some("deployment \"web\" successfully rolled out"), "{}", r.output);
+    assert_eq!(r.exit, Some(0));
+}

@@ -636,7 +636,8 @@ impl DeploymentController {
         });
         conditions.sort_by_key(|c| if c.type_ == "Available" { 0 } else { 1 });
         status.conditions = Some(conditions);
-        status.observed_generation = d.metadata.generation;
+        // Only the condition changes: the counts and observedGeneration stay as they were until the next sync
+        // computes them with the new ReplicaSet (kubectl rollout status keeps waiting meanwhile).
         d.status = Some(status);
         let tag = self.tag(Op::Other { deploy: key.to_string() });
         cx.update_status(Object::Deployment(d), tag);
