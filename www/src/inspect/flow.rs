@@ -114,6 +114,15 @@ pub fn DataFlow() -> impl IntoView {
     }
 }
 
+/// The mark of a stage's state: passed, failed, or not reached.
+fn stage_mark(state: &str) -> &'static str {
+    match state {
+        "passed" => "✓",
+        "failed" => "✗",
+        _ => "·",
+    }
+}
+
 /// One request of the person through the apiserver's stages.
 #[component]
 fn RequestPathRow(path: RequestPath) -> impl IntoView {
@@ -132,11 +141,7 @@ fn RequestPathRow(path: RequestPath) -> impl IntoView {
                     .stages
                     .iter()
                     .map(|s| {
-                        let mark = match s.state.as_str() {
-                            "passed" => "✓",
-                            "failed" => "✗",
-                            _ => "·",
-                        };
+                        let mark = stage_mark(&s.state);
                         view! {
                             <li
                                 class=format!("stage stage-{}", s.state.replace(' ', "-"))
@@ -221,11 +226,7 @@ pub fn Trace() -> impl IntoView {
                                     .stages
                                     .iter()
                                     .map(|s| {
-                                        let mark = match s.state.as_str() {
-                                            "passed" => "✓",
-                                            "failed" => "✗",
-                                            _ => "·",
-                                        };
+                                        let mark = stage_mark(&s.state);
                                         if s.detail.is_empty() {
                                             format!("{} {mark}", s.name)
                                         } else {
