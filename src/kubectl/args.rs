@@ -98,6 +98,12 @@ const BOOL_FLAGS: &[&str] = &[
     "save-config",
     "ignore-not-found",
     "show-kind",
+    "show-managed-fields",
+    "show-events",
+    "server-side",
+    "force-conflicts",
+    "output-watch-events",
+    "allow-missing-template-keys",
     "containers",
     "sum",
 ];
@@ -253,6 +259,11 @@ mod tests {
         assert_eq!(a.get(&["field-selector"]), Some("status.phase=Running"));
         assert!(a.has(&["A", "all-namespaces"]));
         assert!(Args::parse(&split_words("get pods -n").unwrap()).is_err());
+        let b = Args::parse(&split_words("get pod web -o yaml --show-managed-fields").unwrap()).unwrap();
+        assert!(b.has(&["show-managed-fields"]));
+        assert_eq!(b.get(&["o", "output"]), Some("yaml"));
+        let c = Args::parse(&split_words("apply --server-side -f web.yaml").unwrap()).unwrap();
+        assert_eq!((c.has(&["server-side"]), c.get(&["f"])), (true, Some("web.yaml")));
     }
 
     #[test]
