@@ -1,4 +1,4 @@
-//! kubectl's command line: shell-style word splitting (quotes, escapes) and the flags every verb shares.
+//! kubectl's command line: shell-style word splitting (quotes, escapes) and the parsed words and flags.
 
 use std::collections::BTreeMap;
 
@@ -62,55 +62,6 @@ pub fn split_words(line: &str) -> Result<Vec<String>, String> {
     Ok(words)
 }
 
-/// Flags that take no value.
-const BOOL_FLAGS: &[&str] = &[
-    "A",
-    "all-namespaces",
-    "show-labels",
-    "no-headers",
-    "w",
-    "watch",
-    "force",
-    "overwrite",
-    "all",
-    "ignore-daemonsets",
-    "delete-emptydir-data",
-    "recursive",
-    "list",
-    "wait",
-    "quiet",
-    "now",
-    "watch-only",
-    "short",
-    "current",
-    "command",
-    "global-default",
-    "q",
-    "minify",
-    "flatten",
-    "local",
-    "i",
-    "stdin",
-    "t",
-    "tty",
-    "rm",
-    "expose",
-    "save-config",
-    "ignore-not-found",
-    "show-kind",
-    "show-managed-fields",
-    "show-events",
-    "server-side",
-    "force-conflicts",
-    "output-watch-events",
-    "allow-missing-template-keys",
-    "containers",
-    "sum",
-];
-
-/// Flags that may be given without a value, and the value they then take (pflag's `NoOptDefVal`).
-const OPTIONAL_VALUE_FLAGS: &[(&str, &str)] = &[("dry-run", "unchanged")];
-
 /// A parsed command line: positional words and flags (last value wins; repeated `-l`-style flags keep all).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Args {
@@ -120,87 +71,13 @@ pub struct Args {
     pub dash: Option<usize>,
 }
 
-/// The verb of a command line: its first word that is neither a flag nor the value of one.
-pub fn verb_of(words: &[String]) -> Option<&str> {
-    let mut i = 0;
-    while i < words.len() {
-        let w = &words[i];
-        if w == "--" {
-            return None;
-        }
-        if let Some(flag) = w.strip_prefix('-') {
-            let name = flag.trim_start_matches('-');
-            let takes_value = !name.contains('=')
-                && !BOOL_FLAGS.contains(&name)
-                && !OPTIONAL_VALUE_FLAGS.iter().any(|(n, _)| *n == name)
-                && (flag.starts_with('-') || name.len() == 1);
-            i += if takes_value { 2 } else { 1 };
-            continue;
-        }
-        return Some(w);
-    }
-    None
-}
-
 impl Args {
+    /// Reads a command line (without the leading `kubectl`) against the flags of the command it runs
+    /// ([`super::flags`]); errors are kubectl's lines.
     pub fn parse(words: &[String]) -> Result<Args, String> {
-        Args::parse_with(words, &[])
+        super::flags::parse(words)
     }
 
-    /// Parses with `bools` as flags that take no value besides the common ones (a verb's own, such as
-    /// `logs -f` and `-p`); a cluster of one-letter boolean flags (`-it`) sets each of them.
-    pub fn parse_with(words: &[String], bools: &[&str]) -> Result<Args, String> {
-        let is_bool = |n: &str| BOOL_FLAGS.contains(&n) || bools.contains(&n);
-        let mut args = Args::default();
-        let mut i = 0;
-        while i < words.len() {
-            let w = &words[i];
-            if w == "--" {
-                args.dash = Some(args.positional.len());
-                args.positional.extend(words[i + 1..].iter().cloned());
-                break;
-            }
-            let name_value = if let Some(long) = w.strip_prefix("--") {
-                Some(match long.split_once('=') {
-                    Some((n, v)) => (n.to_string(), Some(v.to_string())),
-                    None => (long.to_string(), None),
-                })
-            } else if let Some(short) =
-                w.strip_prefix('-').filter(|s| !s.is_empty() && !s.starts_with(|c: char| c.is_ascii_digit()))
-            {
-                let (n, rest) = short.split_at(1);
-                if is_bool(n) && !rest.is_empty() && rest.chars().all(|c| is_bool(&c.to_string())) {
-                    for c in short.chars() {
-                        args.flags.entry(c.to_string()).or_default().push("true".into());
-                    }
-                    i += 1;
-                    continue;
-                }
-                let v = rest.strip_prefix('=').unwrap_or(rest);
-                Some((n.to_string(), (!v.is_empty()).then(|| v.to_string())))
-            } else {
-                None
-            };
-            match name_value {
-                None => args.positional.push(w.clone()),
-                Some((name, Some(v))) => args.flags.entry(name).or_default().push(v),
-                Some((name, None)) if is_bool(&name) => args.flags.entry(name).or_default().push("true".into()),
-                Some((name, None)) if OPTIONAL_VALUE_FLAGS.iter().any(|(n, _)| *n == name) => {
-                    let default = OPTIONAL_VALUE_FLAGS.iter().find(|(n, _)| *n == name).map_or("", |(_, d)| *d);
-                    args.flags.entry(name).or_default().push(default.to_string())
-                }
-                Some((name, None)) => {
-                    i += 1;
-                    let v = words.get(i).ok_or_else(|| format!("flag needs an argument: --{name}"))?;
-                    args.flags.entry(name).or_default().push(v.clone());
-                }
-            }
-            i += 1;
-        }
-        Ok(args)
-    }
-
-    /// The last value of a flag given by any of its names.
     pub fn get(&self, names: &[&str]) -> Option<&str> {
         names.iter().filter_map(|n| self.flags.get(*n).and_then(|v| v.last())).next().map(String::as_str)
     }
@@ -248,25 +125,6 @@ mod tests {
     }
 
     #[test]
-    fn flags_take_values_in_every_spelling() {
-        let w =
-            split_words("get pods -n kube-system -o=wide -lapp=web --field-selector status.phase=Running -A").unwrap();
-        let a = Args::parse(&w).unwrap();
-        assert_eq!(a.positional, vec!["get", "pods"]);
-        assert_eq!(a.get(&["n", "namespace"]), Some("kube-system"));
-        assert_eq!(a.get(&["o", "output"]), Some("wide"));
-        assert_eq!(a.get(&["l", "selector"]), Some("app=web"));
-        assert_eq!(a.get(&["field-selector"]), Some("status.phase=Running"));
-        assert!(a.has(&["A", "all-namespaces"]));
-        assert!(Args::parse(&split_words("get pods -n").unwrap()).is_err());
-        let b = Args::parse(&split_words("get pod web -o yaml --show-managed-fields").unwrap()).unwrap();
-        assert!(b.has(&["show-managed-fields"]));
-        assert_eq!(b.get(&["o", "output"]), Some("yaml"));
-        let c = Args::parse(&split_words("apply --server-side -f web.yaml").unwrap()).unwrap();
-        assert_eq!((c.has(&["server-side"]), c.get(&["f"])), (true, Some("web.yaml")));
-    }
-
-    #[test]
     fn words_after_a_double_dash_are_kept_apart_from_the_operands() {
         let a = Args::parse(&split_words("create job pi --image=perl -- perl -wle 'print 1'").unwrap()).unwrap();
         assert_eq!(a.operands(2), ["pi"]);
@@ -277,24 +135,10 @@ mod tests {
     }
 
     #[test]
-    fn a_verbs_own_boolean_flags_take_no_value_and_clusters_set_each() {
-        let w = split_words("-n dev logs -f web -c app --tail 3").unwrap();
-        assert_eq!(verb_of(&w), Some("logs"));
-        let a = Args::parse_with(&w, &["f"]).unwrap();
-        assert_eq!(a.positional, ["logs", "web"]);
-        assert!(a.has(&["f"]));
-        assert_eq!(a.get(&["c"]), Some("app"));
-        let b = Args::parse(&split_words("exec -it web -- sh").unwrap()).unwrap();
-        assert!(b.has(&["i"]) && b.has(&["t"]));
-        assert_eq!(b.after_dash(), ["sh"]);
-        assert_eq!(verb_of(&split_words("--as=jane -A get pods").unwrap()), Some("get"));
-    }
-
-    #[test]
     fn a_bare_dry_run_means_unchanged_and_slices_split_on_commas() {
-        let a = Args::parse(&split_words("create ns x --dry-run --verb=get,list --verb watch").unwrap()).unwrap();
+        let a = Args::parse(&split_words("create role x --dry-run --verb=get,list --verb watch").unwrap()).unwrap();
         assert_eq!(a.get(&["dry-run"]), Some("unchanged"));
-        assert_eq!(a.positional, ["create", "ns", "x"]);
+        assert_eq!(a.positional, ["create", "role", "x"]);
         assert_eq!(a.list(&["verb"]), ["get", "list", "watch"]);
     }
 }

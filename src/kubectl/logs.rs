@@ -20,10 +20,6 @@ const DEFAULT_CONTAINER: &str = "kubectl.kubernetes.io/default-container";
 /// How long kubectl waits for a pod of a workload to exist (`--pod-running-timeout`).
 const POD_WAIT_MS: u64 = 20_000;
 
-/// The boolean flags of `kubectl logs` (so `-f` and `-p` take no value).
-pub const BOOL_FLAGS: &[&str] =
-    &["f", "follow", "p", "previous", "timestamps", "prefix", "all-containers", "ignore-errors"];
-
 pub async fn logs(ctx: &Context) -> Result<(), Failure> {
     let words = ctx.args.operands(1);
     let selector = ctx.args.get(&["l", "selector"]).filter(|s| !s.is_empty());

@@ -16,7 +16,10 @@ pub mod edit;
 pub mod events;
 pub mod exec;
 pub mod explain;
+#[rustfmt::skip]
+mod flag_table;
 pub mod expose;
+pub mod flags;
 pub mod get;
 pub mod info;
 pub mod kubeconfig;
@@ -91,13 +94,9 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
         Some("kubectl" | "k") => words[1..].to_vec(),
         _ => words,
     };
-    let bools: &[&str] = match args::verb_of(&words) {
-        Some("logs") => logs::BOOL_FLAGS,
-        _ => &[],
-    };
-    let args = match Args::parse_with(&words, bools) {
+    let args = match Args::parse(&words) {
         Ok(a) => a,
-        Err(e) => return fail(&api, &format!("error: {e}")),
+        Err(e) => return fail(&api, &e),
     };
     let mut api = api;
     if let Some(user) = args.get(&["as"]) {
