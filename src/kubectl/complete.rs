@@ -1,10 +1,13 @@
 //! Tab completion for the kubectl prompt, as kubectl's shell completion offers it: verbs, resource types
 //! (`pods`, `deploy/…`), object names of the type already given (in the `-n` namespace or the current
 //! one), namespaces after `-n`, nodes after `cordon`/`drain`, pods after `logs`/`exec`, output formats after
-//! `-o`, and rollout's subcommands. Given a line and a cursor, it says which word to replace and with what.
+//! `-o`, and each command's own subcommands and flags (from [`super::flags`]). Given a line and a cursor,
+//! it says which word to replace and with what.
 
 use crate::api::kinds::{lookup, ResourceInfo, RESOURCES};
 use crate::api::Kind;
+
+use super::flags;
 
 /// The verbs offered, in the order kubectl's help lists them (roughly).
 pub const VERBS: [&str; 31] = [
@@ -44,7 +47,6 @@ pub const VERBS: [&str; 31] = [
 /// Verbs whose first argument is a resource type.
 const TYPED: [&str; 11] =
     ["get", "describe", "delete", "edit", "label", "annotate", "patch", "scale", "explain", "wait", "set"];
-const ROLLOUT: [&str; 6] = ["history", "pause", "restart", "resume", "status", "undo"];
 const OUTPUTS: [&str; 7] = ["json", "jsonpath=", "custom-columns=", "name", "wide", "yaml", "go-template="];
 
 /// What to put where: replace the characters `start..end` of the line with one of `candidates`.
@@ -149,13 +151,10 @@ pub fn complete(line: &str, cursor: usize, namespace: &str, names: &dyn Names) -
     if matches!(previous, "-o" | "--output") {
         return offer(OUTPUTS.iter().map(|s| s.to_string()).collect());
     }
+    let owned: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    let (command, _) = flags::resolve(&owned);
     if partial.starts_with('-') {
-        return offer(
-            ["--all-namespaces", "--namespace=", "--output=", "--selector=", "--watch", "--show-labels", "-A", "-w"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
-        );
+        return offer(command.flag_words());
     }
     let Some(verb) = positional.first().copied() else {
         return offer(VERBS.iter().map(|s| s.to_string()).collect());
@@ -167,7 +166,9 @@ pub fn complete(line: &str, cursor: usize, namespace: &str, names: &dyn Names) -
         "cordon" | "uncordon" | "drain" if rest.is_empty() => offer(objects(Kind::Node.info())),
         "taint" if rest.is_empty() => offer(vec!["nodes".into()]),
         "taint" if rest.len() == 1 => offer(objects(Kind::Node.info())),
-        "rollout" if rest.is_empty() => offer(ROLLOUT.iter().map(|s| s.to_string()).collect()),
+        _ if rest.is_empty() && !command.subcommands().is_empty() => {
+            offer(command.subcommands().into_iter().map(str::to_string).collect())
+        }
         "rollout" if rest.len() == 1 => {
             offer(["daemonsets", "deployments", "statefulsets"].iter().map(|s| s.to_string()).collect())
         }
@@ -265,6 +266,11 @@ mod tests {
         assert_eq!(tab("kubectl get pods -o y"), "kubectl get pods -o yaml ");
         assert_eq!(tab("kubectl get pods --names"), "kubectl get pods --namespace=");
         assert!(at_end("kubectl get pods --w").candidates.contains(&"--watch".to_string()));
+        // Each command offers its own flags and subcommands.
+        assert_eq!(tab("kubectl logs web --prev"), "kubectl logs web --previous ");
+        assert!(!at_end("kubectl get pods --prev").candidates.contains(&"--previous".to_string()));
+        assert_eq!(tab("kubectl create deployment web --ima"), "kubectl create deployment web --image=");
+        assert_eq!(tab("kubectl config use-c"), "kubectl config use-context ");
     }
 
     #[test]

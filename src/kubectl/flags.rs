@@ -68,6 +68,30 @@ impl Command {
         self.flags().find(|f| f.short == Some(c))
     }
 
+    /// What completion offers for a flag word: `--watch` for booleans, `--namespace=` for the others,
+    /// and the one-letter forms.
+    pub fn flag_words(&self) -> Vec<String> {
+        let mut words = Vec::new();
+        for f in self.flags() {
+            words.push(if f.boolean { format!("--{}", f.name) } else { format!("--{}=", f.name) });
+            if let Some(c) = f.short {
+                words.push(format!("-{c}"));
+            }
+        }
+        words
+    }
+
+    /// The subcommands of this command, by their own names (aliases left out), as completion offers them.
+    pub fn subcommands(&self) -> Vec<&'static str> {
+        let prefix = format!("{} ", self.name);
+        COMMANDS
+            .iter()
+            .filter(|(path, name, _)| path == name && !self.name.is_empty())
+            .filter_map(|(path, _, _)| path.strip_prefix(prefix.as_str()))
+            .filter(|rest| !rest.contains(' '))
+            .collect()
+    }
+
     /// cobra's pointer to the help of this command, the second line of every flag error.
     fn see_help(&self) -> String {
         if self.name.is_empty() {
@@ -248,6 +272,12 @@ mod tests {
         assert!(COMMANDS.iter().flat_map(|(_, _, f)| f.iter()).chain(GLOBAL).all(|&i| usize::from(i) < FLAGS.len()));
         assert_eq!(Command::find("create ns").map(|c| c.name), Some("create namespace"));
         assert!(Command::find("get pods").is_none());
+        let rollout = Command::find("rollout").unwrap().subcommands();
+        assert_eq!(rollout, ["history", "pause", "restart", "resume", "status", "undo"]);
+        assert!(Command::find("create").unwrap().subcommands().contains(&"deployment"));
+        assert!(!Command::find("create").unwrap().subcommands().contains(&"deploy"));
+        assert!(Command::find("get").unwrap().flag_words().contains(&"--watch".to_string()));
+        assert!(Command::find("get").unwrap().flag_words().contains(&"--namespace=".to_string()));
     }
 
     #[test]
