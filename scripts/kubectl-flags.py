@@ -15,10 +15,13 @@ KUBECTL = sys.argv[1] if len(sys.argv) > 1 else "kubectl"
 # The top-level commands kubeglass implements; their subcommands are walked from the help's
 # "Available Commands" section.
 COMMANDS = [
-    "annotate", "api-resources", "api-versions", "apply", "auth", "cluster-info", "config", "cordon", "create",
+    "annotate", "api-resources", "api-versions", "apply", "auth", "autoscale", "cluster-info", "config", "cordon", "create",
     "delete", "describe", "drain", "edit", "events", "exec", "explain", "expose", "get", "label", "logs",
     "patch", "replace", "rollout", "run", "scale", "set", "taint", "top", "uncordon", "version", "wait",
 ]
+
+# Flags of kubectl v1.34 that the v1.33 binary used to build the table lacks.
+EXTRA = {"autoscale": [("cpu", "", False), ("memory", "", False)]}
 
 FLAG = re.compile(r"^\s+(?:-(\w), )?--([\w-]+)=(.*):$")
 
@@ -70,9 +73,10 @@ def aliases(text):
 
 def walk(path, table):
     text = help_text(path)
-    table.append((" ".join(path), " ".join(path), flags_of(text)))
+    flags = flags_of(text) + EXTRA.get(" ".join(path), [])
+    table.append((" ".join(path), " ".join(path), flags))
     for alias in aliases(text):
-        table.append((" ".join(path[:-1] + [alias]), " ".join(path), flags_of(text)))
+        table.append((" ".join(path[:-1] + [alias]), " ".join(path), flags))
     for sub in subcommands(text):
         walk(path + [sub], table)
 
@@ -99,6 +103,12 @@ def main():
     print()
     print("/// The flags every command accepts (`kubectl options`), as indexes into [`FLAGS`].")
     print(f"pub const GLOBAL: &[u16] = &{sorted(index[f] for f in global_flags)};")
+    print()
+    top = subprocess.run([KUBECTL, "--help"], capture_output=True, text=True, check=True).stdout
+    names = [line.split()[0] for line in top.split("Usage:")[0].splitlines() if re.match(r"^  [a-z][a-z-]+ +\S", line)]
+    print("/// Every top-level command of kubectl, simulated or not, in the order kubectl registers them (the order of its"
+          " help and of cobra's suggestions).")
+    print(f"pub const TOP_LEVEL: &[&str] = &{names};".replace("'", '"'))
     print()
     print("/// Each command path (aliases included), the command's own name, and its flags as indexes into [`FLAGS`].")
     print("pub const COMMANDS: &[(&str, &str, &[u16])] = &[")

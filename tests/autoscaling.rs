@@ -108,3 +108,43 @@ fn a_scale_down_policy_removes_one_pod_a_minute() {
     // One pod per minute, never two within 60 s.
     assert_eq!(seen, ["9", "9", "8", "8", "7", "7"]);
 }
+
+#[test]
+fn kubectl_autoscale_creates_the_autoscaler_and_checks_its_flags_as_kubectl_does() {
+    let mut c = Cluster::new_default(32);
+    apply(&mut c, &deployment("500m"));
+    c.advance_ms(30_000);
+    assert_eq!(
+        kubectl(&mut c, "autoscale deployment php-apache --min=2"),
+        ("error: required flag(s) \"max\" not set\n".to_string(), Some(1))
+    );
+    assert_eq!(
+        kubectl(&mut c, "autoscale deployment php-apache --min=3 --max=2").0,
+        "error: --max=MAXPODS must be larger or equal to --min=MINPODS, max: 2, min: 3\n"
+    );
+    assert_eq!(
+        kubectl(&mut c, "autoscale deployment php-apache --max=5 --cpu-percent=50 --cpu=50%").0,
+        "error: --cpu-percent and --cpu are mutually exclusive\n"
+    );
+    let pod = kubectl(&mut c, "get pods -o name").0;
+    let (out, code) = kubectl(&mut c, &format!("autoscale {} --max=3", pod.lines().next().unwrap_or("")));
+    assert_eq!(
+        (out.as_str(), code),
+        ("error: cannot autoscale a Pod: could not find scale subresource for /v1, Resource=pods in discovery information\n", Some(1))
+    );
+    let (dry, _) = kubectl(&mut c, "autoscale deploy/php-apache --max=4 --memory=200 --dry-run=client -o yaml");
+    assert!(dry.contains("apiVersion: autoscaling/v2\n"), "{dry}");
+    assert!(dry.contains("averageValue: 200Mi"), "{dry}");
+    assert!(!dry.contains("minReplicas"), "{dry}");
+
+    // With no target the apiserver's defaulting adds 80 % CPU utilization; the autoscaler then acts on it.
+    assert_eq!(
+        kubectl(&mut c, "autoscale deployment php-apache --min=2 --max=6"),
+        ("horizontalpodautoscaler.autoscaling/php-apache autoscaled\n".to_string(), Some(0))
+    );
+    let spec = "get hpa php-apache -o 'jsonpath={.spec.minReplicas} {.spec.maxReplicas} {.spec.metrics[0].resource.target.averageUtilization} {.spec.scaleTargetRef.kind}'";
+    assert_eq!(kubectl(&mut c, spec).0, "2 6 80 Deployment");
+    c.advance_ms(30_000);
+    assert_ne!(replicas(&mut c), "1", "the autoscaler acts on the object kubectl created");
+    assert!(kubectl(&mut c, "autoscale deployment php-apache --max=6").0.contains("AlreadyExists"));
+}

@@ -581,3 +581,25 @@ fn expose_refuses_kinds_without_pods_and_objects_without_ports() {
     );
     fails(&mut c, "expose deployment", "error: resource(s) were provided, but no name was specified\n");
 }
+
+#[test]
+fn words_that_are_no_command_or_subcommand_get_kubectls_errors() {
+    let mut c = Cluster::new_default(7);
+    assert_eq!(kubectl(&mut c, "create"), ("error: must specify one of -f and -k\n".into(), Some(1)));
+    assert_eq!(
+        kubectl(&mut c, "create foo bar").0,
+        "error: Unexpected args: [foo bar]\nSee 'kubectl create -h' for help and examples\n"
+    );
+    assert_eq!(
+        kubectl(&mut c, "rollout foo deploy/web").0,
+        "error: unknown command \"foo\"\nSee 'kubectl rollout -h' for help and examples\n"
+    );
+    assert_eq!(
+        kubectl(&mut c, "gte pods").0,
+        "error: unknown command \"gte\" for \"kubectl\"\n\nDid you mean this?\n\tget\n"
+    );
+    assert_eq!(
+        kubectl(&mut c, "get pods --foo").0,
+        "error: unknown flag: --foo\nSee 'kubectl get --help' for usage.\n"
+    );
+}

@@ -10,12 +10,13 @@ use crate::api::Kind;
 use super::flags;
 
 /// The verbs offered, in the order kubectl's help lists them (roughly).
-pub const VERBS: [&str; 31] = [
+pub const VERBS: [&str; 32] = [
     "annotate",
     "api-resources",
     "api-versions",
     "apply",
     "auth",
+    "autoscale",
     "cluster-info",
     "config",
     "cordon",

@@ -36,7 +36,8 @@ pub async fn create(ctx: &Context) -> Result<(), Failure> {
         other @ ("quota" | "resourcequota" | "poddisruptionbudget" | "pdb" | "ingress" | "ing" | "token") => {
             Err(common::error(format!("kubeglass does not simulate \"kubectl create {other}\" yet")))
         }
-        _ => Err(Failure("Error: must specify one of -f and -k".into())),
+        "" => Err(common::error("must specify one of -f and -k")),
+        _ => Err(common::usage("kubectl create", &format!("Unexpected args: [{}]", ctx.args.operands(1).join(" ")))),
     }
 }
 

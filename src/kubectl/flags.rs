@@ -8,7 +8,7 @@
 //! or a boolean that is not one.
 
 use super::args::Args;
-use super::flag_table::{COMMANDS, FLAGS, GLOBAL};
+use super::flag_table::{COMMANDS, FLAGS, GLOBAL, TOP_LEVEL};
 
 /// One flag of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,6 +156,57 @@ pub fn resolve(words: &[String]) -> (Command, String) {
         i += 1;
     }
     (command, path)
+}
+
+/// Edit distance between two words, ignoring case (cobra's `ld` with `ignoreCase`).
+fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.to_lowercase().chars().collect();
+    let b: Vec<char> = b.to_lowercase().chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = diagonal + usize::from(ca != cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
+}
+
+/// What kubectl answers for a first word that is not one of its commands: cobra's error with the commands
+/// within two edits of it or starting with it; for a real kubectl command kubeglass does not simulate, says so.
+pub fn unknown_command(word: &str) -> String {
+    if TOP_LEVEL.contains(&word) {
+        return format!("error: kubeglass does not simulate \"kubectl {word}\" yet");
+    }
+    let close: Vec<&str> = TOP_LEVEL
+        .iter()
+        .copied()
+        .filter(|c| distance(word, c) <= 2 || (!word.is_empty() && c.starts_with(&word.to_lowercase())))
+        .collect();
+    let mut message = format!("error: unknown command \"{word}\" for \"kubectl\"");
+    if !close.is_empty() {
+        message.push_str("\n\nDid you mean this?");
+        for c in close {
+            message.push_str("\n\t");
+            message.push_str(c);
+        }
+    }
+    message
+}
+
+/// What a command made only of subcommands answers when none is named (kubectl prints the command's help,
+/// which kubeglass does not carry) or an unknown one is.
+pub fn missing_subcommand(command: &str, word: &str) -> super::Failure {
+    if word.is_empty() {
+        return super::Failure(format!(
+            "kubectl {command} needs a subcommand: {}",
+            Command::find(command).map(|c| c.subcommands().join(", ")).unwrap_or_default()
+        ));
+    }
+    super::Failure(format!("error: unknown command \"{word}\"\nSee 'kubectl {command} -h' for help and examples"))
 }
 
 /// What kubeglass says for `-h`/`--help`: it does not carry kubectl's help pages.
@@ -342,5 +393,21 @@ mod tests {
         );
         assert_eq!(parse_line("-Z get pods").unwrap_err(), "Error: flags cannot be placed before plugin name: -Z");
         assert!(parse_line("get pods --help").unwrap_err().contains("kubectl get: kubeglass does not include"));
+    }
+
+    #[test]
+    fn unknown_commands_get_cobras_suggestions() {
+        assert_eq!(
+            unknown_command("gte"),
+            "error: unknown command \"gte\" for \"kubectl\"\n\nDid you mean this?\n\tget"
+        );
+        assert_eq!(
+            unknown_command("foo"),
+            "error: unknown command \"foo\" for \"kubectl\"\n\nDid you mean this?\n\ttop"
+        );
+        assert_eq!(unknown_command("zzzzzz"), "error: unknown command \"zzzzzz\" for \"kubectl\"");
+        assert!(unknown_command("rol").ends_with("Did you mean this?\n\trun\n\trollout\n\ttop"));
+        assert!(unknown_command("Get").ends_with("Did you mean this?\n\tset\n\tget"));
+        assert_eq!(unknown_command("port-forward"), "error: kubeglass does not simulate \"kubectl port-forward\" yet");
     }
 }

@@ -5,6 +5,7 @@
 pub mod apply;
 pub mod args;
 pub mod auth;
+pub mod autoscale;
 pub mod common;
 pub mod complete;
 pub mod config;
@@ -127,6 +128,7 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
         "run" => run::run(&ctx).await,
         "expose" => expose::expose(&ctx).await,
         "scale" => scale::scale(&ctx).await,
+        "autoscale" => autoscale::autoscale(&ctx).await,
         "label" => label::label(&ctx).await,
         "annotate" => label::annotate(&ctx).await,
         "taint" => node::taint(&ctx).await,
@@ -147,7 +149,7 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
         "api-resources" => info::api_resources(&ctx),
         "api-versions" => info::api_versions(&ctx),
         "" => Err(Failure("kubectl controls the Kubernetes cluster manager.\n\nUse \"kubectl <command> --help\" for more information about a given command.".into())),
-        other => Err(Failure(format!("error: unknown command \"{other}\" for \"kubectl\""))),
+        other => Err(Failure(flags::unknown_command(other))),
     };
     match result {
         Ok(()) => 0,

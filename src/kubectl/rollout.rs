@@ -16,6 +16,9 @@ const CHANGE_CAUSE: &str = "kubernetes.io/change-cause";
 
 pub async fn rollout(ctx: &Context) -> Result<(), Failure> {
     let sub = ctx.args.positional.get(1).cloned().unwrap_or_default();
+    if !matches!(sub.as_str(), "status" | "history" | "undo" | "restart" | "pause" | "resume") {
+        return Err(super::flags::missing_subcommand("rollout", &sub));
+    }
     let target = ctx.args.positional.get(2).cloned().unwrap_or_default();
     let name = deployment_name(&target, ctx.args.positional.get(3))?;
     match sub.as_str() {
@@ -25,8 +28,7 @@ pub async fn rollout(ctx: &Context) -> Result<(), Failure> {
         "restart" => restart(ctx, &name).await,
         "pause" => pause(ctx, &name, true).await,
         "resume" => pause(ctx, &name, false).await,
-        "" => Err(Failure("error: Required resource not specified.".into())),
-        other => Err(Failure(format!("error: unknown command \"{other}\" for \"kubectl rollout\""))),
+        _ => Err(super::flags::missing_subcommand("rollout", &sub)),
     }
 }
 
