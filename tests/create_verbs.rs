@@ -603,3 +603,43 @@ fn words_that_are_no_command_or_subcommand_get_kubectls_errors() {
         "error: unknown flag: --foo\nSee 'kubectl get --help' for usage.\n"
     );
 }
+
+#[test]
+fn quota_pdb_ingress_and_docker_registry_generators_create_what_kubectl_builds() {
+    let mut c = Cluster::new_default(8);
+    assert_eq!(kubectl(&mut c, "create quota q1 --hard=pods=10,cpu=1"), ("resourcequota/q1 created\n".into(), Some(0)));
+    let q = stored(&c, Kind::ResourceQuota, Some("default"), "q1").expect("stored");
+    assert_eq!(q["spec"]["hard"], serde_json::json!({"cpu": "1", "pods": "10"}));
+    assert_eq!(
+        kubectl(&mut c, "create pdb web --selector=app=web --min-available=1"),
+        ("poddisruptionbudget.policy/web created\n".into(), Some(0))
+    );
+    assert_eq!(
+        kubectl(&mut c, "create pdb p --selector=app=web").0,
+        "error: one of min-available or max-unavailable must be specified\n"
+    );
+    assert_eq!(
+        kubectl(&mut c, "create ingress web --rule=foo.com/*=web:80,tls=cert --class=nginx"),
+        ("ingress.networking.k8s.io/web created\n".into(), Some(0))
+    );
+    let ing = stored(&c, Kind::Ingress, Some("default"), "web").expect("stored");
+    assert_eq!(ing["spec"]["rules"][0]["http"]["paths"][0]["pathType"], "Prefix");
+    assert_eq!(ing["spec"]["tls"][0], serde_json::json!({"hosts": ["foo.com"], "secretName": "cert"}));
+    assert_eq!(
+        kubectl(&mut c, "create ingress bad --rule=foo.com=web:80").0,
+        "error: rule foo.com=web:80 is invalid and should be in format host/path=svcname:svcport[,tls[=secret]]\n"
+    );
+    assert_eq!(
+        kubectl(
+            &mut c,
+            "create secret docker-registry reg --docker-server=r.io --docker-username=u --docker-password=p"
+        ),
+        ("secret/reg created\n".into(), Some(0))
+    );
+    let s = stored(&c, Kind::Secret, Some("default"), "reg").expect("stored");
+    assert_eq!(s["type"], "kubernetes.io/dockerconfigjson");
+    assert_eq!(
+        s["data"][".dockerconfigjson"],
+        "eyJhdXRocyI6eyJyLmlvIjp7InVzZXJuYW1lIjoidSIsInBhc3N3b3JkIjoicCIsImF1dGgiOiJkVHB3In19fQ=="
+    );
+}

@@ -84,6 +84,43 @@ impl LabelSelector {
         Ok(LabelSelector { requirements })
     }
 
+    /// The API form `metav1.ParseToLabelSelector` builds from the string form: equalities in `matchLabels`,
+    /// the other operators in `matchExpressions`, sorted by key with sorted values; `!=` has no API form.
+    pub fn to_api_json(&self) -> Result<serde_json::Value, String> {
+        let mut labels = serde_json::Map::new();
+        let mut expressions: Vec<(String, serde_json::Value)> = Vec::new();
+        for r in &self.requirements {
+            let (key, operator, values) = match r {
+                Requirement::Equals(k, v) => {
+                    labels.insert(k.clone(), serde_json::json!(v));
+                    continue;
+                }
+                Requirement::NotEquals(..) => return Err("\"!=\" is not a valid label selector operator".into()),
+                Requirement::In(k, vs) => (k, "In", Some(vs)),
+                Requirement::NotIn(k, vs) => (k, "NotIn", Some(vs)),
+                Requirement::Exists(k) => (k, "Exists", None),
+                Requirement::DoesNotExist(k) => (k, "DoesNotExist", None),
+            };
+            let mut e = serde_json::json!({"key": key, "operator": operator});
+            if let Some(vs) = values {
+                let mut vs = vs.clone();
+                vs.sort();
+                vs.dedup();
+                e["values"] = serde_json::json!(vs);
+            }
+            expressions.push((key.clone(), e));
+        }
+        expressions.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut out = serde_json::Map::new();
+        if !expressions.is_empty() {
+            out.insert("matchExpressions".into(), expressions.into_iter().map(|(_, e)| e).collect());
+        }
+        if !labels.is_empty() {
+            out.insert("matchLabels".into(), serde_json::Value::Object(labels));
+        }
+        Ok(serde_json::Value::Object(out))
+    }
+
     /// The `app=web,tier=db` string form (what the SELECTOR column prints).
     pub fn to_string_form(&self) -> String {
         self.requirements
@@ -320,6 +357,23 @@ mod tests {
 
     fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn the_api_form_splits_equalities_from_expressions_sorted_by_key() {
+        let s = LabelSelector::parse("z=1,app in (b,a),!gone,x").unwrap().to_api_json().unwrap();
+        assert_eq!(
+            s,
+            serde_json::json!({
+                "matchExpressions": [
+                    {"key": "app", "operator": "In", "values": ["a", "b"]},
+                    {"key": "gone", "operator": "DoesNotExist"},
+                    {"key": "x", "operator": "Exists"},
+                ],
+                "matchLabels": {"z": "1"},
+            })
+        );
+        assert!(LabelSelector::parse("a!=b").unwrap().to_api_json().is_err());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `kubectl create <kind> NAME …`: the generator subcommands (deployment, namespace, configmap, secret generic,
 //! service clusterip|nodeport|loadbalancer|externalname, serviceaccount, role, clusterrole, rolebinding,
-//! clusterrolebinding, job, cronjob, priorityclass). Each builds its object on the client exactly as kubectl's
+//! clusterrolebinding, job, cronjob, priorityclass; quota, poddisruptionbudget, ingress and secret
+//! docker-registry in the submodules). Each builds its object on the client exactly as kubectl's
 //! `create_*.go` does (labels, field choices, what is left for the server to default), then either prints it
 //! (`--dry-run=client`) or sends one create request and prints `<kind>[.<group>]/<name> created`. Failures
 //! are wrapped as each subcommand wraps them (`failed to create deployment: …`, or not at all).
@@ -15,6 +16,10 @@ use crate::apiserver::validation::names;
 use crate::client::ClientError;
 
 use super::common::{self, DryRun};
+
+mod docker;
+mod ingress;
+mod quota;
 use super::{transport_line, Context, Failure, SERVER};
 
 pub async fn create(ctx: &Context) -> Result<(), Failure> {
@@ -33,9 +38,10 @@ pub async fn create(ctx: &Context) -> Result<(), Failure> {
         "job" => job(ctx).await,
         "cronjob" | "cj" => cronjob(ctx).await,
         "priorityclass" | "pc" => priorityclass(ctx).await,
-        other @ ("quota" | "resourcequota" | "poddisruptionbudget" | "pdb" | "ingress" | "ing" | "token") => {
-            Err(common::error(format!("kubeglass does not simulate \"kubectl create {other}\" yet")))
-        }
+        "quota" | "resourcequota" => quota::quota(ctx).await,
+        "poddisruptionbudget" | "pdb" => quota::pdb(ctx).await,
+        "ingress" | "ing" => ingress::ingress(ctx).await,
+        "token" => Err(common::error("kubeglass does not simulate \"kubectl create token\" yet")),
         "" => Err(common::error("must specify one of -f and -k")),
         _ => Err(common::usage("kubectl create", &format!("Unexpected args: [{}]", ctx.args.operands(1).join(" ")))),
     }
@@ -209,6 +215,16 @@ fn no_files(ctx: &Context) -> Result<(), Failure> {
     Ok(())
 }
 
+/// `--cert`/`--key`-style file flags fail as a missing file does (there are no files on kubectl's machine).
+fn no_files_for(ctx: &Context, flags: &[&str]) -> Result<(), Failure> {
+    for flag in flags {
+        if let Some(path) = ctx.args.get(&[flag]).filter(|p| !p.is_empty()) {
+            return Err(common::error(format!("open {path}: no such file or directory")));
+        }
+    }
+    Ok(())
+}
+
 async fn configmap(ctx: &Context) -> Result<(), Failure> {
     let name = name(ctx, 2, "kubectl create configmap")?;
     let dry = common::dry_run(ctx)?;
@@ -243,8 +259,11 @@ async fn configmap(ctx: &Context) -> Result<(), Failure> {
 async fn secret(ctx: &Context) -> Result<(), Failure> {
     match ctx.args.positional.get(2).map(String::as_str) {
         Some("generic") => {}
-        Some(other @ ("docker-registry" | "tls")) => {
-            return Err(common::error(format!("kubeglass does not simulate `create secret {other}` yet")))
+        Some("docker-registry") => return docker::docker_registry(ctx).await,
+        Some("tls") => {
+            // The machine kubectl runs on has no certificate files to read.
+            no_files_for(ctx, &["cert", "key"])?;
+            return Err(common::error("kubeglass does not simulate `create secret tls` yet"));
         }
         _ => return Err(common::usage("kubectl create secret", "unknown command \"\"")),
     }
