@@ -304,10 +304,12 @@ fn print_memory(cluster: &Cluster) {
     if let (Some(server), Some(etcd)) = (cluster.apiserver(), cluster.etcd_member(0)) {
         let store = etcd.store();
         println!(
-            "held: etcd revision {}, {} keys, {} history events; watch cache {} window events",
+            "held: etcd revision {}, {} keys, {} history events ({} of them holding replaced values as JSON); watch \
+             cache {} window events",
             store.revision(),
             store.len(),
             store.history_len(),
+            store.history_cold_values(),
             server.cache().window_len()
         );
     }

@@ -118,6 +118,17 @@ macro_rules! kinds {
                 value.unwrap_or(serde_json::Value::Null)
             }
 
+            /// The object as compact JSON bytes (what etcd's history keeps for old revisions).
+            pub fn to_json_bytes(&self) -> Vec<u8> {
+                let bytes = match self { $( Object::$variant(o) => serde_json::to_vec(o), )* };
+                bytes.unwrap_or_default()
+            }
+
+            /// Decodes JSON bytes already known to be of `kind`.
+            pub fn from_json_bytes(kind: Kind, bytes: &[u8]) -> Result<Object, serde_json::Error> {
+                Ok(match kind { $( Kind::$variant => Object::$variant(serde_json::from_slice(bytes)?), )* })
+            }
+
             /// Decodes JSON already known to be of `kind`.
             pub fn from_json_as(kind: Kind, value: serde_json::Value) -> Result<Object, serde_json::Error> {
                 Ok(match kind { $( Kind::$variant => Object::$variant(serde_json::from_value(value)?), )* })

@@ -469,14 +469,13 @@ impl EtcdMember {
 
     /// Sends each watch the events of `revision` under its prefix (one message per revision).
     fn stream_watches(&mut self, ctx: &mut Ctx, revision: u64) {
-        let events: Vec<&Event> = self.store.events_at(revision).collect();
+        let events: Vec<Event> = self.store.events_at(revision);
         for ((client, watch_id), w) in self.watches.iter_mut() {
             if w.next_revision > revision {
                 continue;
             }
             w.next_revision = revision + 1;
-            let matching: Vec<Event> =
-                events.iter().filter(|e| e.kv.key.starts_with(&w.prefix)).map(|e| (*e).clone()).collect();
+            let matching: Vec<Event> = events.iter().filter(|e| e.kv.key.starts_with(&w.prefix)).cloned().collect();
             if !matching.is_empty() {
                 let msg = EtcdMessage::WatchEvents { watch_id: *watch_id, events: matching };
                 ctx.send(*client, Payload::Etcd(msg));

@@ -6,6 +6,7 @@
 //! with every event since that revision (or `WatchCanceled` with the compact revision when it is too old),
 //! then streams new events as they are applied.
 
+mod history;
 pub mod member;
 mod raft_log;
 pub mod store;

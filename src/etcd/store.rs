@@ -10,10 +10,11 @@
 //! compact revision by [`Store::compact`]; asking for events at or before it fails with
 //! [`EtcdError::Compacted`].
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::sync::Arc;
 
+use super::history::History;
 use super::{Compare, CompareTarget, EtcdError, Event, EventType, KeyValue, Op, OpResult, Txn, TxnResponse};
 use crate::api::Object;
 
@@ -47,7 +48,7 @@ pub struct Store {
     revision: u64,
     compact_revision: u64,
     /// Every change after `compact_revision`, in revision order (and in op order within a revision).
-    history: VecDeque<Event>,
+    history: History,
 }
 
 impl Default for Store {
@@ -59,7 +60,13 @@ impl Default for Store {
 impl Store {
     /// An empty store at revision 1, as a fresh etcd cluster starts.
     pub fn new() -> Store {
-        Store { keys: BTreeMap::new(), revision: 1, compact_revision: 0, history: VecDeque::new() }
+        Store { keys: BTreeMap::new(), revision: 1, compact_revision: 0, history: History::default() }
+    }
+
+    /// A store whose history turns replaced values into JSON `hot` revisions later (the default is
+    /// [`super::history::HOT_REVISIONS`]).
+    pub fn with_hot_revisions(hot: u64) -> Store {
+        Store { history: History::with_hot_revisions(hot), ..Store::new() }
     }
 
     /// The revision of the last change (1 for a store that never changed).
@@ -84,6 +91,11 @@ impl Store {
     /// How many events the history holds (for the UI and memory checks).
     pub fn history_len(&self) -> usize {
         self.history.len()
+    }
+
+    /// How many of the history's values are kept as JSON ([`super::history`]).
+    pub fn history_cold_values(&self) -> usize {
+        self.history.cold_values()
     }
 
     /// One key's current value.
@@ -114,6 +126,7 @@ impl Store {
         let results = ops.iter().map(|op| self.run(op, next, &mut changed)).collect();
         if changed {
             self.revision = next;
+            self.history.cool(next);
         }
         TxnResponse { succeeded, revision: self.revision, results }
     }
@@ -153,7 +166,7 @@ impl Store {
             version: prev.as_ref().map_or(1, |p| p.version + 1),
         };
         self.keys.insert(key.to_string(), kv.clone());
-        self.history.push_back(Event { kind: EventType::Put, kv, prev: prev.clone() });
+        self.history.push(Event { kind: EventType::Put, kv, prev: prev.clone() });
         prev
     }
 
@@ -168,7 +181,7 @@ impl Store {
             mod_revision: revision,
             version: 0,
         };
-        self.history.push_back(Event { kind: EventType::Delete, kv: tombstone, prev: Some(prev.clone()) });
+        self.history.push(Event { kind: EventType::Delete, kv: tombstone, prev: Some(prev.clone()) });
         Some(prev)
     }
 
@@ -196,15 +209,7 @@ impl Store {
         let wanted = |k: &str| if prefix { k.starts_with(key) } else { k == key };
         let mut keys: BTreeMap<String, KeyValue> =
             self.range(key, prefix).into_iter().map(|kv| (kv.key.clone(), kv)).collect();
-        for e in self.history.iter().rev().take_while(|e| e.kv.mod_revision > revision) {
-            if !wanted(&e.kv.key) {
-                continue;
-            }
-            match &e.prev {
-                Some(prev) => keys.insert(prev.key.clone(), prev.clone()),
-                None => keys.remove(&e.kv.key),
-            };
-        }
+        self.history.undo_after(revision, wanted, &mut keys);
         Ok(keys.into_values().collect())
     }
 
@@ -217,14 +222,12 @@ impl Store {
         if start_revision <= self.compact_revision {
             return Err(EtcdError::Compacted { compact_revision: self.compact_revision });
         }
-        let from = self.history.partition_point(|e| e.kv.mod_revision < start_revision);
-        Ok(self.history.range(from..).filter(|e| e.kv.key.starts_with(prefix)).cloned().collect())
+        Ok(self.history.since(prefix, start_revision))
     }
 
     /// The events of exactly one revision (what a watch streams after that revision is applied).
-    pub fn events_at(&self, revision: u64) -> impl Iterator<Item = &Event> {
-        let from = self.history.partition_point(|e| e.kv.mod_revision < revision);
-        self.history.range(from..).take_while(move |e| e.kv.mod_revision == revision)
+    pub fn events_at(&self, revision: u64) -> Vec<Event> {
+        self.history.at(revision)
     }
 
     /// Drops history at or before `revision` (clamped to the current revision). Compacting at or before the
@@ -235,8 +238,7 @@ impl Store {
             return Err(EtcdError::Compacted { compact_revision: self.compact_revision });
         }
         let revision = revision.min(self.revision);
-        let keep_from = self.history.partition_point(|e| e.kv.mod_revision <= revision);
-        self.history.drain(..keep_from);
+        self.history.compact(revision);
         self.compact_revision = revision;
         Ok(revision)
     }
@@ -252,7 +254,7 @@ impl Store {
     pub fn from_backup(snapshot: Snapshot, bump: u64, mark_compacted: bool) -> Store {
         let revision = snapshot.revision.max(1).saturating_add(bump);
         let compact_revision = if mark_compacted { revision } else { snapshot.compact_revision };
-        Store { keys: snapshot.keys, revision, compact_revision, history: VecDeque::new() }
+        Store { keys: snapshot.keys, revision, compact_revision, history: History::default() }
     }
 
     /// A store holding exactly the snapshot's keys at its revision. The snapshot carries no history, so the
@@ -262,7 +264,7 @@ impl Store {
             keys: snapshot.keys,
             revision: snapshot.revision.max(1),
             compact_revision: snapshot.revision,
-            history: VecDeque::new(),
+            history: History::default(),
         }
     }
 }
@@ -306,10 +308,40 @@ mod tests {
         let a = store.get("/registry/configmaps/default/a").expect("stored");
         assert_eq!((a.mod_revision, a.value.resource_version()), (3, 3));
         assert_eq!(store.get("/registry/configmaps/default/b").map(|kv| kv.value.resource_version()), Some(3));
-        let second = &store.history[1];
+        let second = &store.events_since("", 1).expect("history")[1];
         assert_eq!(second.kv.key, "/registry/configmaps/default/a");
         assert!(Arc::ptr_eq(&second.kv.value, &a.value), "the event shares the current value");
         assert_eq!(second.prev.as_ref().map(|p| p.value.resource_version()), Some(2));
+    }
+
+    /// Old revisions of replaced values are kept as JSON once they are far enough back, and read back equal:
+    /// watches from old revisions, `range_at` and deletes see the same objects as before.
+    #[test]
+    fn old_replaced_values_are_kept_as_json_and_read_back_unchanged() {
+        // What a read returns, as text, so the test itself holds none of the store's objects.
+        let text = |events: &[Event]| format!("{events:?}");
+        let mut store = Store::with_hot_revisions(100);
+        let a = "/registry/configmaps/default/a";
+        for _ in 0..3 {
+            store.apply(&txn(vec![put(a)]));
+        }
+        store.apply(&txn(vec![put("/registry/configmaps/default/gone")]));
+        store.apply(&txn(vec![Op::Delete { key: "/registry/configmaps/default/gone".into() }]));
+        let before = text(&store.events_since("/registry/configmaps/", 1).expect("history"));
+        let at_three = format!("{:?}", store.range_at(a, false, 3).expect("range"));
+        let held_outside = store.events_at(2);
+        for i in 0..110 {
+            store.apply(&txn(vec![put(&format!("/registry/configmaps/default/filler-{i}"))]));
+        }
+        // a@3, and the put and delete of `gone` (sharing one JSON); a@2 is still held outside the store
+        // (as the watch cache would hold it), so turning it into JSON would only duplicate it.
+        assert_eq!(store.history_cold_values(), 3);
+        let after = store.events_since("/registry/configmaps/", 1).expect("history");
+        assert_eq!(text(&after[..5]), before);
+        assert_eq!(format!("{:?}", store.range_at(a, false, 3).expect("range")), at_three);
+        assert_eq!(held_outside[0].kv.value.resource_version(), 2);
+        let current = store.get(a).expect("current");
+        assert!(Arc::ptr_eq(&current.value, &store.events_at(4)[0].kv.value), "the current value stays as it is");
     }
 
     fn range_kvs(store: &mut Store, key: &str, prefix: bool) -> Vec<KeyValue> {
@@ -453,7 +485,7 @@ mod tests {
         assert_eq!(store.events_since("/p/", 5).unwrap().len(), 1);
         assert!(store.events_since("/p/", 6).unwrap().is_empty());
         assert!(store.events_since("/p/", 0).unwrap().is_empty());
-        assert_eq!(store.events_at(3).count(), 1);
+        assert_eq!(store.events_at(3).len(), 1);
     }
 
     #[test]
