@@ -8,6 +8,9 @@
 //! types, required markers and enums follow the v1.34 API. Paths into types the table does not describe
 //! print their description without a FIELDS list, and `--recursive` stops where the table stops.
 
+#[cfg(test)]
+mod derive;
+
 use crate::api::lookup;
 
 use super::common;
