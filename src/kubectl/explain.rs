@@ -81,7 +81,7 @@ pub fn explain(ctx: &Context) -> Result<(), Failure> {
             return Err(common::error(format!("field {step:?} does not exist")));
         };
         let owner = current.unwrap_or_default();
-        current = table.target(field);
+        current = table.target(&field);
         doc = [table.field_doc(owner, field.name), current.and_then(|t| table.type_doc(t))]
             .into_iter()
             .flatten()
@@ -156,7 +156,7 @@ fn field_list<'t>(
         }
         out.push('\n');
         if recursive {
-            if let Some(sub) = table.target(field) {
+            if let Some(sub) = table.target(&field) {
                 field_list(out, table, sub, level + 1, recursive, seen);
             }
         } else {
