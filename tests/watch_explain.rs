@@ -162,3 +162,128 @@ fn explain_refuses_unknown_resources_and_fields() {
         )
     );
 }
+
+#[test]
+fn explain_follows_deep_paths_through_lists_and_maps_of_any_kind() {
+    let mut c = Cluster::new_default(1);
+    let (out, code) = kubectl(&mut c, "explain pod.spec.containers.livenessProbe.httpGet");
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.starts_with("KIND:       Pod\nVERSION:    v1\n\nFIELD: httpGet <HTTPGetAction>\n\n\nDESCRIPTION:\n    "),
+        "{out}"
+    );
+    assert!(out.contains("\nFIELDS:\n  host\t<string>\n"), "{out}");
+    assert!(out.contains("\n  port\t<IntOrString> -required-\n"), "{out}");
+    assert!(out.contains("\n  scheme\t<string>\n  enum: HTTP, HTTPS\n"), "{out}");
+    for (target, header) in [
+        (
+            "explain sts.spec.volumeClaimTemplates.spec.resources.requests",
+            "GROUP:      apps\nKIND:       StatefulSet\nVERSION:    v1\n\nFIELD: requests <map[string]Quantity>\n",
+        ),
+        (
+            "explain cronjobs.batch.spec.jobTemplate.spec.template.spec.containers.image",
+            "GROUP:      batch\nKIND:       CronJob\nVERSION:    v1\n\nFIELD: image <string>\n",
+        ),
+        (
+            "explain hpa.spec.metrics",
+            "GROUP:      autoscaling\nKIND:       HorizontalPodAutoscaler\nVERSION:    v2\n\nFIELD: metrics <[]MetricSpec>\n",
+        ),
+        (
+            "explain ingress.spec.rules.http.paths.pathType",
+            "GROUP:      networking.k8s.io\nKIND:       Ingress\nVERSION:    v1\n\nFIELD: pathType <string>\nENUM:\n    Exact\n    ImplementationSpecific\n    Prefix\n\n",
+        ),
+        (
+            "explain pod.metadata.ownerReferences",
+            "KIND:       Pod\nVERSION:    v1\n\nFIELD: ownerReferences <[]OwnerReference>\n",
+        ),
+    ] {
+        let (out, code) = kubectl(&mut c, target);
+        assert_eq!(code, Some(0), "{target}: {out}");
+        assert!(out.starts_with(header), "{target}: {out}");
+    }
+    // A map of plain values and a primitive end the path without a FIELDS list.
+    let (out, _) = kubectl(&mut c, "explain sts.spec.volumeClaimTemplates.spec.resources.requests");
+    assert!(!out.contains("FIELDS:"), "{out}");
+    // The description of a field that leads to a type is the field's, then the type's.
+    let (out, _) = kubectl(&mut c, "explain deploy.spec.strategy");
+    let description = out.split("DESCRIPTION:\n").nth(1).unwrap_or_default();
+    assert!(
+        description.starts_with("    How old pods are replaced by new ones.\n    How a Deployment replaces"),
+        "{out}"
+    );
+}
+
+#[test]
+fn explain_tells_the_two_event_kinds_apart() {
+    let mut c = Cluster::new_default(1);
+    let (core, _) = kubectl(&mut c, "explain events");
+    assert!(core.starts_with("KIND:       Event\nVERSION:    v1\n"), "{core}");
+    assert!(core.contains("\n  involvedObject\t<ObjectReference> -required-\n"), "{core}");
+    let (v1, _) = kubectl(&mut c, "explain events.events.k8s.io.series");
+    assert!(
+        v1.starts_with("GROUP:      events.k8s.io\nKIND:       Event\nVERSION:    v1\n\nFIELD: series <EventSeries>\n"),
+        "{v1}"
+    );
+    assert!(v1.contains("\n  count\t<integer> -required-\n"), "{v1}");
+}
+
+#[test]
+fn explain_covers_every_kind_api_resources_lists() {
+    let mut c = Cluster::new_default(1);
+    let (table, _) = kubectl(&mut c, "api-resources --no-headers");
+    // NAME [SHORTNAMES] APIVERSION NAMESPACED KIND: the resource, qualified by its group unless core.
+    let names: Vec<String> = table
+        .lines()
+        .filter_map(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            let api_version = words.get(words.len().checked_sub(3)?)?;
+            Some(match api_version.split_once('/') {
+                Some((group, _)) => format!("{}.{group}", words[0]),
+                None => words[0].to_string(),
+            })
+        })
+        .collect();
+    assert!(names.len() > 30, "{table}");
+    for name in names {
+        let (out, code) = kubectl(&mut c, &format!("explain {name}"));
+        assert_eq!(code, Some(0), "{name}: {out}");
+        assert!(out.contains("\nFIELDS:\n"), "{name}: {out}");
+        let (out, code) = kubectl(&mut c, &format!("explain {name} --recursive"));
+        assert_eq!(code, Some(0), "{name}: {out}");
+        assert!(out.contains("\n  metadata\t<ObjectMeta>\n    annotations\t<map[string]string>\n"), "{name}: {out}");
+    }
+}
+
+#[test]
+fn explain_recursive_on_a_kind_lists_every_level_without_descriptions() {
+    let mut c = Cluster::new_default(1);
+    let (out, code) = kubectl(&mut c, "explain pod --recursive");
+    assert_eq!(code, Some(0));
+    assert!(
+        out.contains("\n      livenessProbe\t<Probe>\n        exec\t<ExecAction>\n          command\t<[]string>\n        failureThreshold\t<integer>\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\n    dnsPolicy\t<string>\n    enum: ClusterFirst, ClusterFirstWithHostNet, Default, None\n"),
+        "{out}"
+    );
+    let fields = out.split("FIELDS:\n").nth(1).unwrap_or_default();
+    assert!(fields.lines().all(|l| l.is_empty() || l.contains('\t') || l.trim_start().starts_with("enum: ")), "{out}");
+}
+
+#[test]
+fn explain_says_so_where_kubeglass_has_no_description_and_rejects_unknown_fields() {
+    let mut c = Cluster::new_default(1);
+    let (out, code) = kubectl(&mut c, "explain pv.spec.scaleIO");
+    assert_eq!(code, Some(0));
+    assert!(out.contains("\nDESCRIPTION:\n    <empty>\nFIELDS:\n"), "{out}");
+    assert!(out.contains("\n  gateway\t<string> -required-\n    <no description>\n\n"), "{out}");
+    assert_eq!(
+        kubectl(&mut c, "explain pod.spec.containers.livenessProbe.foo"),
+        ("error: field \"foo\" does not exist\n".to_string(), Some(1))
+    );
+    assert_eq!(
+        kubectl(&mut c, "explain deploy.spec.replicas.foo"),
+        ("error: field \"foo\" does not exist\n".to_string(), Some(1))
+    );
+}

@@ -129,6 +129,14 @@ macro_rules! kinds {
                 Ok(match kind { $( Kind::$variant => Object::$variant(serde_json::from_slice(bytes)?), )* })
             }
 
+            /// Decodes an object of `kind` from any deserializer (`kubectl explain`'s schema test drives the
+            /// API types with a probe to read their structure).
+            #[cfg(test)]
+            pub fn deserialize_as<'de, D: serde::Deserializer<'de>>(kind: Kind, d: D) -> Result<Object, D::Error> {
+                use serde::Deserialize;
+                Ok(match kind { $( Kind::$variant => Object::$variant(<$ty>::deserialize(d)?), )* })
+            }
+
             /// Decodes JSON already known to be of `kind`.
             pub fn from_json_as(kind: Kind, value: serde_json::Value) -> Result<Object, serde_json::Error> {
                 Ok(match kind { $( Kind::$variant => Object::$variant(serde_json::from_value(value)?), )* })
