@@ -30,7 +30,10 @@ pub fn initial_session(query: &str, hash: &str, seed: u64) -> Start {
     if !hash.trim_start_matches('#').is_empty() {
         match open_link(hash) {
             Ok(scenario) => {
+                // scripts/measure-web.mjs reads these marks to time the engine in the page.
+                mark("kubeglass-replay-start");
                 let (session, lines) = Session::replay(&scenario);
+                mark("kubeglass-replay-end");
                 let note = format!(
                     "Replayed the shared scenario {:?}: {}, {} of simulated time.",
                     scenario.name,
@@ -43,6 +46,16 @@ pub fn initial_session(query: &str, hash: &str, seed: u64) -> Start {
         }
     }
     Start { session: Session::new(spec, seed), lines: Vec::new(), notes, problem }
+}
+
+/// A performance mark (for the measurement script; nothing on the page reads it). None in native unit tests.
+fn mark(name: &str) {
+    #[cfg(target_arch = "wasm32")]
+    if let Some(performance) = window().performance() {
+        let _ = performance.mark(name);
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = name;
 }
 
 /// What the banner says: why a link or file could not be opened.
