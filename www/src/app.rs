@@ -14,7 +14,6 @@ use leptos::prelude::*;
 
 use crate::clock::{advance, rate, Advance, Header, DEFAULT_SPEED, FRAME_MS_MAX};
 use crate::diagram::Diagram;
-use crate::nodes::NodeList;
 use crate::side::{Legend, SidePanel};
 
 /// The seed of the cluster the page shows.
@@ -402,6 +401,7 @@ pub fn App() -> impl IntoView {
     provide_context(sim);
     provide_context(crate::share::LinkNotice(RwSignal::new(start.problem)));
     provide_context(crate::menu::MenuState(RwSignal::new(None)));
+    provide_context(crate::dock::DockPane(RwSignal::new(crate::dock::Pane::Flow)));
     crate::inspect::provide();
     schedule_frame(sim, wall_now());
 
@@ -415,14 +415,8 @@ pub fn App() -> impl IntoView {
                     <Legend/>
                 </section>
                 <SidePanel/>
-                <crate::share::Workbench/>
-                <crate::inspect::Inspectors/>
-                <NodeList/>
             </main>
             <crate::menu::ComponentMenu/>
-            <footer class="footer">
-                "Seed " {SEED} " · every component and message is simulated in your browser; nothing is sent anywhere."
-            </footer>
         </div>
     }
 }

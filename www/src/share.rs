@@ -81,20 +81,6 @@ pub fn LinkBanner() -> impl IntoView {
     }
 }
 
-/// The editor, the gallery and sharing, in a row under the diagram.
-#[component]
-pub fn Workbench() -> impl IntoView {
-    view! {
-        <section class="workbench" aria-label="Workbench">
-            <crate::editor::Editor/>
-            <div class="workbench-side">
-                <crate::gallery::Gallery/>
-                <SharePanel/>
-            </div>
-        </section>
-    }
-}
-
 /// The page's address without its query and fragment.
 fn page_base() -> String {
     let location = window().location();
@@ -127,7 +113,7 @@ fn file_name(scenario_name: &str) -> String {
 }
 
 #[component]
-fn SharePanel() -> impl IntoView {
+pub fn SharePanel() -> impl IntoView {
     let sim = use_sim();
     let LinkNotice(notice) = expect_context::<LinkNotice>();
     let link = RwSignal::new(None::<String>);
@@ -231,6 +217,10 @@ fn SharePanel() -> impl IntoView {
                         }
                     })
             }}
+            <p class="hint footnote">
+                "Seed " {crate::app::SEED}
+                " · every component and message is simulated in your browser; nothing is sent anywhere."
+            </p>
         </section>
     }
 }
