@@ -1,10 +1,11 @@
 // Browser tests of the page as a whole: it fits a 1280×720 window (the diagram, the terminal and the dock's
-// panes without scrolling the page, in both themes). Against dist/ from `trunk build --release`:
+// panes without scrolling the page, in both themes), and Ctrl+C in the terminal stops a `-w` watch and is
+// recorded, so that a share link replays it. Against dist/ from `trunk build --release`:
 // node --test tests/browser/web.test.mjs
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  loadApp, openApp, run, shot as screenshot, showPane, useBrowser,
+  appUrl, loadApp, openApp, run, shot as screenshot, showPane, skipUntilQuiet, useBrowser,
 } from './harness.mjs';
 
 useBrowser();
@@ -28,6 +29,9 @@ async function placed(locator) {
     inside: box.x >= 0 && box.y >= 0 && box.x + box.width <= size.width + 0.5 && box.y + box.height <= size.height + 0.5,
   };
 }
+
+/** The terminal's output lines as text. */
+const termLines = (page) => page.locator('[role="log"] .term-line').allTextContents();
 
 describe('the page fits the window', () => {
   for (const scheme of ['light', 'dark']) {
@@ -98,5 +102,43 @@ describe('the page fits the window', () => {
     const prompt = await page.getByLabel('Command').boundingBox();
     assert.ok(prompt.y > diagram.y + diagram.height - 1, 'the terminal comes under the diagram');
     assert.equal((await overflow(page)).x, 0, 'nothing sticks out sideways');
+  });
+});
+
+describe('Ctrl+C in the terminal', () => {
+  test('stops a -w watch, and a share link replays the stop', async (t) => {
+    const page = await openApp(t, { permissions: ['clipboard-read', 'clipboard-write'] });
+    await loadApp(page);
+    await skipUntilQuiet(page);
+    // With no pods yet, the watch prints nothing until the first one comes.
+    await run(page, 'kubectl get pods -w');
+    await run(page, 'kubectl run before --image=nginx', 'pod/before created');
+    await page.waitForFunction(() => [...document.querySelectorAll('[role="log"] .term-line')]
+      .some((l) => /^before +0\/1 +Pending/.test(l.textContent)));
+    await page.getByLabel('Command').press('Control+c');
+    await page.locator('[role="log"]').getByText('^C', { exact: true }).waitFor();
+    await run(page, 'kubectl run after --image=nginx', 'pod/after created');
+    await skipUntilQuiet(page);
+    const watchRow = (name) => new RegExp(`^${name} +\\d/\\d +`);
+    assert.ok(!(await termLines(page)).some((l) => watchRow('after').test(l)), 'the stopped watch printed no more');
+    await shot(page, 'ctrl-c');
+
+    await showPane(page, 'Scenarios');
+    await page.getByRole('button', { name: 'Share', exact: true }).click();
+    const link = await page.getByLabel('Share link').inputValue();
+    const fresh = await openApp(t);
+    await fresh.goto(link);
+    await fresh.locator('[role="button"][aria-label="kube-apiserver"]').waitFor();
+    const replayed = await termLines(fresh);
+    const caret = replayed.indexOf('^C');
+    assert.ok(caret > 0, `the replay shows ^C: ${replayed.join('\n')}`);
+    assert.ok(replayed.slice(0, caret).some((l) => watchRow('before').test(l)), 'the watch streamed before it');
+    assert.ok(replayed.indexOf('$ kubectl run after --image=nginx') > caret);
+    assert.ok(!replayed.some((l) => watchRow('after').test(l)), 'the replayed watch was stopped too');
+    // Nothing runs in the replayed page: a new pod prints no watch row there either.
+    await run(fresh, 'kubectl run later --image=nginx', 'pod/later created');
+    await skipUntilQuiet(fresh);
+    assert.ok(!(await termLines(fresh)).some((l) => watchRow('later').test(l)));
+    await shot(fresh, 'ctrl-c-replayed');
   });
 });

@@ -305,19 +305,25 @@ impl Sim {
         }
     }
 
-    /// Ends every running command, as Ctrl-C does.
+    /// Ends every running command, as Ctrl-C does (the session records it, so a share link replays it).
     pub fn interrupt(&self) {
         if !self.busy_terminal() {
             return;
         }
         self.poll_processes();
-        self.session.update_value(|session| {
-            for pid in session.running().to_vec() {
-                session.cluster_mut().interrupt(pid);
+        let Some(Some(ended)) = self.session.try_update_value(Session::interrupt) else { return };
+        for out in ended {
+            for line in out.text.lines() {
+                self.print("output", line.to_string());
             }
-            session.poll();
-        });
+        }
+        if self.editor_pid.try_get_value().flatten().is_some() {
+            // An apply from the editor that was still running ended too.
+            self.editor_pid.set_value(None);
+            self.editor_output.update(|o| o.add("^C\n", Some(130), ""));
+        }
         self.print("info", "^C".into());
+        self.publish();
     }
 
     /// Whether a command is still running.
