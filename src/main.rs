@@ -19,7 +19,9 @@ const USAGE: &str = "usage:
                                  filling it with pods through the apiserver, then pod creates per second
   kubeglass bench scheduling [--nodes N] [--pods N] [--workers N]
                                  scheduling throughput: N pending pods created through the apiserver on a cluster
-                                 of N nodes (default 5,000 and 10,000), timed until a watching client sees all bound";
+                                 of N nodes (default 5,000 and 10,000), timed until a watching client sees all bound
+  kubeglass bench replay FILE    replay a scenario as the web app replays a share link, timed: the engine's speed
+                                 in simulated seconds per wall second (scripts/measure-web.mjs compares the page)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -31,6 +33,7 @@ fn main() -> ExitCode {
         ["url", file] => url(file),
         ["decode", link] => decode(link),
         ["bench", "scheduling", rest @ ..] => bench_scheduling(rest),
+        ["bench", "replay", file] => bench_replay(file),
         ["bench", rest @ ..] => bench(rest),
         ["--version"] | ["version"] => {
             println!("kubeglass {}", env!("CARGO_PKG_VERSION"));
@@ -296,6 +299,32 @@ fn bench_scheduling(words: &[&str]) -> ExitCode {
     } else {
         ExitCode::from(1)
     }
+}
+
+/// Replays `file` with [`kubeglass::scenario::session::Session::replay`], the code path a share link takes in the
+/// page, and prints the simulated time it covered, the wall time it took and their ratio.
+// The CLI may time what it runs; the engine it drives never reads the wall clock.
+#[allow(clippy::disallowed_methods)]
+fn bench_replay(file: &str) -> ExitCode {
+    use kubeglass::scenario::session::Session;
+    use std::time::Instant;
+    let s = match load(file) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let started = Instant::now();
+    let (session, _) = Session::replay(&s);
+    let wall = started.elapsed();
+    let simulated_ms = session.cluster().now().ms();
+    let pods = session.cluster().apiserver().map_or(0, |a| a.cache().count(kubeglass::api::Kind::Pod));
+    println!(
+        "replay {}: {} steps, {pods} pods stored, simulated {simulated_ms} ms in {} ms wall: {:.2} simulated s per wall s",
+        s.name,
+        s.steps.len(),
+        wall.as_millis(),
+        simulated_ms as f64 / wall.as_secs_f64().max(1e-9) / 1000.0,
+    );
+    ExitCode::SUCCESS
 }
 
 /// What the cluster holds that grows with its history (etcd's revisions and history, the watch cache's

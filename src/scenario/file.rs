@@ -160,7 +160,13 @@ pub enum Action {
     Shell { node: String, command: String },
     /// Later kubectl steps run as this user.
     As { user: String },
+    /// Ctrl+C in the terminal (`press: Ctrl+C`): ends every kubectl command still running, such as a `-w`
+    /// watch the page left streaming.
+    Interrupt,
 }
+
+/// The only key a `press` step presses.
+pub const CTRL_C: &str = "Ctrl+C";
 
 impl Action {
     /// The key that writes this action in a file (`apply`, `waitFor`, `on`, …).
@@ -175,6 +181,7 @@ impl Action {
             Action::WaitFor { .. } => "waitFor",
             Action::Shell { .. } => "on",
             Action::As { .. } => "as",
+            Action::Interrupt => "press",
         }
     }
 
@@ -479,6 +486,7 @@ struct RawStep {
     run: Option<String>,
     #[serde(rename = "as")]
     as_user: Option<String>,
+    press: Option<String>,
     expect: Option<RawExpect>,
 }
 
@@ -970,18 +978,17 @@ impl Checker<'_> {
             ("waitFor", r.wait_for.is_some()),
             ("on", r.on.is_some()),
             ("as", r.as_user.is_some()),
+            ("press", r.press.is_some()),
         ]
         .into_iter()
         .filter_map(|(k, on)| on.then_some(k))
         .collect();
         present.sort_by_key(|k| self.locs.key(&sub(k)));
         match present.as_slice() {
-            [] => {
-                return Err(self.at_value(
-                    path,
-                    "a step needs an action: apply, kubectl, stop, crash, start, wait, waitFor, on (with run) or as",
-                ))
-            }
+            [] => return Err(self.at_value(
+                path,
+                "a step needs an action: apply, kubectl, stop, crash, start, wait, waitFor, on (with run), as or press",
+            )),
             [_] => {}
             [first, second, ..] => {
                 return Err(self.at_key(
@@ -1054,6 +1061,16 @@ impl Checker<'_> {
                 ));
             }
             Action::As { user }
+        } else if let Some(key) = r.press {
+            if key.trim() != CTRL_C {
+                return Err(self.at_value(
+                    &sub("press"),
+                    format!(
+                        "press: {CTRL_C} is the only key a step presses (it ends the kubectl commands still running)"
+                    ),
+                ));
+            }
+            Action::Interrupt
         } else {
             return Err(self.at_value(path, "a step needs an action"));
         };
@@ -1363,6 +1380,7 @@ fn step_lines(step: &Step) -> Vec<String> {
             l
         }
         Action::As { user } => string_value("as", user),
+        Action::Interrupt => string_value("press", CTRL_C),
     };
     if let Some(at) = step.at_ms {
         lines.push(format!("at: {}", go_duration(at)));

@@ -155,6 +155,8 @@ fn run_step(cluster: &mut Cluster, step: &Step) -> StepRecord {
             Ok(()) => (format!("# as {user}"), String::new(), Some(0)),
             Err(e) => (format!("# as {user}"), format!("{e}\n"), Some(1)),
         },
+        // Every command here runs to its end before the next step, so none is left to interrupt.
+        Action::Interrupt => ("^C".to_string(), String::new(), Some(0)),
     };
     let failures = step.expect.as_ref().map(|e| check(e, &output, exit)).unwrap_or_default();
     StepRecord { line: step.line, at_ms, title, output, exit, failures, flow: Vec::new(), requests: Vec::new(), chain }

@@ -234,6 +234,27 @@ impl Session {
         Ok(self.cluster.shell(node, line, COMMAND_LIMIT_MS).output)
     }
 
+    /// Ctrl+C in the terminal: ends every kubectl process still running (a `-w` watch), recorded as a
+    /// `press: Ctrl+C` step so that a replay stops them at the same moment. Returns what they printed before
+    /// it (nothing is recorded, and None returned, when none runs).
+    pub fn interrupt(&mut self) -> Option<Vec<ProcessOutput>> {
+        if !self.busy() {
+            return None;
+        }
+        self.settle();
+        self.record(Action::Interrupt);
+        Some(self.end_processes())
+    }
+
+    /// Collects what the running processes printed, then ends them.
+    fn end_processes(&mut self) -> Vec<ProcessOutput> {
+        let out = self.poll();
+        for pid in std::mem::take(&mut self.processes) {
+            self.cluster.interrupt(pid);
+        }
+        out
+    }
+
     /// Output of the session's kubectl processes since the last call; exited ones are forgotten.
     pub fn poll(&mut self) -> Vec<ProcessOutput> {
         let mut out = Vec::new();
@@ -314,6 +335,12 @@ impl Session {
                 if let Err(e) = self.cluster.set_user(user) {
                     lines.push(Line::Output(e));
                 }
+            }
+            Action::Interrupt => {
+                for p in self.end_processes() {
+                    lines.extend(p.text.lines().map(|l| Line::Output(l.to_string())));
+                }
+                lines.push(Line::Info("^C".into()));
             }
         }
     }
@@ -521,6 +548,54 @@ mod tests {
         a.cluster_mut().advance_ms(5_000);
         b.cluster_mut().advance_ms(5_000);
         assert_ne!(fingerprint(a.cluster()).1, fingerprint(b.cluster()).1);
+    }
+
+    #[test]
+    fn ctrl_c_stops_a_watch_and_a_replay_stops_it_at_the_same_moment() {
+        let mut live = Session::new_default();
+        let mut printed = Vec::new();
+        run_for(&mut live, 1_000, &mut printed);
+        assert!(live.interrupt().is_none(), "nothing runs: nothing to record");
+        live.kubectl("get pods -w").unwrap();
+        run_for(&mut live, 1_500, &mut printed);
+        live.kubectl("run before --image=nginx").unwrap();
+        run_for(&mut live, 3_000, &mut printed);
+        assert!(printed.concat().contains("before"), "the watch streams: {printed:?}");
+        let ended = live.interrupt().expect("a watch was running");
+        assert!(ended.iter().all(|p| p.exit.is_none()), "{ended:?}");
+        assert!(!live.busy());
+        printed.clear();
+        live.kubectl("run after --image=nginx").unwrap();
+        run_for(&mut live, 3_000, &mut printed);
+        let after = printed.concat();
+        assert!(after.contains("pod/after created"), "{after}");
+        assert!(!after.contains("after   "), "the stopped watch prints no more rows: {after}");
+
+        let yaml = to_yaml(&live.shared_scenario());
+        assert!(yaml.contains("  - press: Ctrl+C\n    at: 5.5s\n"), "{yaml}");
+        let read = parse(&yaml, "shared.yaml").unwrap_or_else(|e| panic!("{e}\n{yaml}"));
+        assert_eq!(read.steps.iter().filter(|s| s.action == Action::Interrupt).count(), 1);
+        let (replayed, lines) = Session::replay(&read);
+        assert!(!replayed.busy(), "the replayed watch was stopped");
+        let caret = lines.iter().position(|l| *l == Line::Info("^C".into())).expect("^C in the replay");
+        let after_at = lines.iter().position(|l| *l == Line::Input("$ kubectl run after --image=nginx".into()));
+        assert!(after_at.is_some_and(|a| a > caret), "{lines:?}");
+        assert!(!lines[caret..].iter().any(|l| matches!(l, Line::Output(o) if o.starts_with("after "))), "{lines:?}");
+        assert_eq!(fingerprint(replayed.cluster()), fingerprint(live.cluster()));
+    }
+
+    #[test]
+    fn a_press_step_reads_back_and_only_ctrl_c_is_a_key() {
+        let head = "apiVersion: kubeglass.dev/v1alpha1\nkind: Scenario\nmetadata: {name: t}\nspec:\n  steps:\n";
+        let s =
+            parse(&format!("{head}  - kubectl: get pods -w\n    at: 1s\n  - press: Ctrl+C\n    at: 3s\n"), "t.yaml");
+        let s = s.unwrap();
+        assert_eq!(s.steps[1].action, Action::Interrupt);
+        assert_eq!(parse(&to_yaml(&s), "again.yaml").unwrap(), s);
+        let report = runner::run(&s);
+        assert_eq!(report.steps[1].title, "^C");
+        let e = parse(&format!("{head}  - press: Ctrl+Z\n"), "t.yaml").unwrap_err().to_string();
+        assert!(e.contains("t.yaml:6:12") && e.contains("press: Ctrl+C is the only key"), "{e}");
     }
 
     #[test]

@@ -105,3 +105,8 @@ export async function skipUntilQuiet(page) {
     before,
   );
 }
+
+/** Shows one pane of the dock beside the diagram (`Flow`, `Editor`, `Inspect`, `Scenarios`, `Nodes`, `Log`). */
+export async function showPane(page, name) {
+  await page.getByRole('tab', { name, exact: true }).click();
+}

@@ -3,7 +3,9 @@
 // tab completion in the terminal. Against dist/ from `trunk build --release`: node --test tests/browser/
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appUrl, openApp as openPage, run, shot as screenshot, skipUntilQuiet, useBrowser } from './harness.mjs';
+import {
+  appUrl, openApp as openPage, run, shot as screenshot, showPane, skipUntilQuiet, useBrowser,
+} from './harness.mjs';
 
 useBrowser();
 
@@ -112,6 +114,7 @@ describe('the glass: data flow and inspectors', () => {
   test('with three etcd members the browser shows which member holds which revision', async (t) => {
     const page = await openApp(t, '?etcd=3');
     await settle(page);
+    await showPane(page, 'Inspect');
     await page.getByRole('tab', { name: 'etcd' }).click();
     await page.locator('.etcd-keys').getByRole('button', { name: '📁 minions/' }).click();
     await page.locator('.etcd-keys button[data-key="/registry/minions/node01"]').click();
@@ -130,6 +133,7 @@ describe('the glass: data flow and inspectors', () => {
     await run(page, 'kubectl cordon node02', 'node/node02 cordoned');
     await run(page, 'kubectl run stuck --image=nginx', 'pod/stuck created');
     await skipUntilQuiet(page);
+    await showPane(page, 'Inspect');
     await page.getByRole('tab', { name: 'Scheduler' }).click();
     await page.getByLabel('Pod', { exact: true }).selectOption('default/stuck');
     const decision = page.locator('.decision[data-pod="default/stuck"]');

@@ -7,7 +7,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  appUrl, loadApp, openApp, run, shot as screenshot, simTime, skipUntilQuiet, tile, useBrowser,
+  appUrl, loadApp, openApp, run, shot as screenshot, showPane, simTime, skipUntilQuiet, tile, useBrowser,
 } from './harness.mjs';
 
 useBrowser();
@@ -45,6 +45,7 @@ describe('manifest editor, sharing, gallery, component menu', () => {
   test('a pasted Deployment applied from the editor runs its pods on the diagram', async (t) => {
     const page = await openApp(t);
     await loadApp(page);
+    await showPane(page, 'Editor');
     await editor(page).fill(DEPLOYMENT);
     await page.getByRole('button', { name: 'Apply', exact: true }).click();
     await applyOutput(page).getByText('deployment.apps/hello created').waitFor();
@@ -60,6 +61,7 @@ describe('manifest editor, sharing, gallery, component menu', () => {
     const page = await openApp(t);
     await loadApp(page);
     const bad = 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: broken\n   labels: {a: b}\n';
+    await showPane(page, 'Editor');
     await editor(page).fill(bad);
     await page.getByRole('button', { name: 'Apply', exact: true }).click();
     const output = applyOutput(page);
@@ -89,6 +91,7 @@ describe('manifest editor, sharing, gallery, component menu', () => {
   test('an example is one click away and is added without losing the text', async (t) => {
     const page = await openApp(t);
     await loadApp(page);
+    await showPane(page, 'Editor');
     await editor(page).fill('');
     await page.getByRole('button', { name: 'Pod with nodeName' }).click();
     assert.match(await editor(page).inputValue(), /nodeName: node01/);
@@ -102,9 +105,13 @@ describe('manifest editor, sharing, gallery, component menu', () => {
   test('kubectl edit opens the object in the editor, and Apply sends the edited text', async (t) => {
     const page = await openApp(t);
     await loadApp(page);
+    await showPane(page, 'Editor');
     await editor(page).fill('');
+    await showPane(page, 'Flow');
     await run(page, 'kubectl create deployment edited --image=nginx', 'deployment.apps/edited created');
     await run(page, 'kubectl edit deployment edited', 'Opened deployment.apps/edited in the Manifest editor');
+    // The editor's pane comes to the front.
+    assert.equal(await page.getByRole('tab', { name: 'Editor', exact: true }).getAttribute('aria-selected'), 'true');
     const opened = await editor(page).inputValue();
     assert.match(opened, /kind: Deployment\n/);
     assert.match(opened, /name: edited\n/);
@@ -122,6 +129,7 @@ describe('manifest editor, sharing, gallery, component menu', () => {
     await page.locator('[role="log"]').getByText('deployment.apps/web created').waitFor();
     await skipUntilQuiet(page);
     await tile(page, 'kube-scheduler').click();
+    await showPane(page, 'Editor');
     await editor(page).fill(DEPLOYMENT);
     await page.getByRole('button', { name: 'Apply', exact: true }).click();
     await skipUntilQuiet(page);
@@ -131,6 +139,7 @@ describe('manifest editor, sharing, gallery, component menu', () => {
     assert.equal(Object.entries(states).filter(([k, v]) => k.startsWith('default/hello-') && v === 'Pending').length, 3);
     const time = await simTime(page);
 
+    await showPane(page, 'Scenarios');
     await page.getByRole('button', { name: 'Share', exact: true }).click();
     const field = page.getByLabel('Share link');
     await field.waitFor();
@@ -167,6 +176,7 @@ describe('manifest editor, sharing, gallery, component menu', () => {
     assert.match(yaml, /- stop: kube-scheduler\n/);
     const other = await openApp(t);
     await loadApp(other);
+    await showPane(other, 'Scenarios');
     await other.getByLabel('Open scenario file').setInputFiles(file);
     await other.locator('[role="log"]').getByText('# scenario "my-session" replayed').waitFor();
     await other.getByRole('button', { name: 'Pause', exact: true }).click();
@@ -204,6 +214,7 @@ describe('manifest editor, sharing, gallery, component menu', () => {
     assert.equal(await page.getByRole('alert').count(), 0);
 
     // A file that is not a valid scenario says where.
+    await showPane(page, 'Scenarios');
     await page.getByLabel('Open scenario file').setInputFiles({
       name: 'broken.yaml',
       mimeType: 'text/yaml',
@@ -256,6 +267,7 @@ describe('manifest editor, sharing, gallery, component menu', () => {
     assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'node01');
     await shot(page, 'menu-cordoned');
     // Both actions are recorded: they are in the scenario a download gives.
+    await showPane(page, 'Scenarios');
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('button', { name: 'Download', exact: true }).click(),
@@ -271,6 +283,7 @@ describe('manifest editor, sharing, gallery, component menu', () => {
   test('a gallery scenario loads, replays and explains what to watch', async (t) => {
     const page = await openApp(t);
     await loadApp(page);
+    await showPane(page, 'Scenarios');
     await page.getByRole('button', { name: 'Scheduler down and the nodeName bypass' }).click();
     const explanation = page.getByRole('region', { name: 'Explanation' });
     await explanation.getByText(/spec\.nodeName/).first().waitFor();

@@ -14,7 +14,6 @@ use leptos::prelude::*;
 
 use crate::clock::{advance, rate, Advance, Header, DEFAULT_SPEED, FRAME_MS_MAX};
 use crate::diagram::Diagram;
-use crate::nodes::NodeList;
 use crate::side::{Legend, SidePanel};
 
 /// The seed of the cluster the page shows.
@@ -306,19 +305,25 @@ impl Sim {
         }
     }
 
-    /// Ends every running command, as Ctrl-C does.
+    /// Ends every running command, as Ctrl-C does (the session records it, so a share link replays it).
     pub fn interrupt(&self) {
         if !self.busy_terminal() {
             return;
         }
         self.poll_processes();
-        self.session.update_value(|session| {
-            for pid in session.running().to_vec() {
-                session.cluster_mut().interrupt(pid);
+        let Some(Some(ended)) = self.session.try_update_value(Session::interrupt) else { return };
+        for out in ended {
+            for line in out.text.lines() {
+                self.print("output", line.to_string());
             }
-            session.poll();
-        });
+        }
+        if self.editor_pid.try_get_value().flatten().is_some() {
+            // An apply from the editor that was still running ended too.
+            self.editor_pid.set_value(None);
+            self.editor_output.update(|o| o.add("^C\n", Some(130), ""));
+        }
         self.print("info", "^C".into());
+        self.publish();
     }
 
     /// Whether a command is still running.
@@ -402,6 +407,7 @@ pub fn App() -> impl IntoView {
     provide_context(sim);
     provide_context(crate::share::LinkNotice(RwSignal::new(start.problem)));
     provide_context(crate::menu::MenuState(RwSignal::new(None)));
+    provide_context(crate::dock::DockPane(RwSignal::new(crate::dock::Pane::Flow)));
     crate::inspect::provide();
     schedule_frame(sim, wall_now());
 
@@ -415,14 +421,8 @@ pub fn App() -> impl IntoView {
                     <Legend/>
                 </section>
                 <SidePanel/>
-                <crate::share::Workbench/>
-                <crate::inspect::Inspectors/>
-                <NodeList/>
             </main>
             <crate::menu::ComponentMenu/>
-            <footer class="footer">
-                "Seed " {SEED} " · every component and message is simulated in your browser; nothing is sent anywhere."
-            </footer>
         </div>
     }
 }

@@ -110,12 +110,14 @@ pub fn Editor() -> impl IntoView {
         let _ = el.set_selection_range(at, at);
     };
     let output = sim.editor_output;
+    let pane = crate::dock::use_pane();
     // `kubectl edit` in the terminal opens its object here, added after any text already there (as an
     // example is), so nothing typed is lost.
     Effect::new(move |_| {
         if let Some(opened) = sim.editor_load.get() {
             sim.editor_load.set(None);
             set_text(with_example(&text.get_untracked(), &opened));
+            pane.set(crate::dock::Pane::Manifest);
             if let Some(el) = area.get_untracked() {
                 let _ = el.focus();
             }

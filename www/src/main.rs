@@ -4,6 +4,7 @@
 mod app;
 mod clock;
 mod diagram;
+mod dock;
 mod editor;
 mod gallery;
 mod inspect;

@@ -1,5 +1,5 @@
-//! Beside the diagram: a kubectl prompt (its output streams in as simulated time passes) and the latest
-//! deliveries, newest first. Under the diagram: the legend.
+//! Beside the diagram: a kubectl prompt (its output streams in as simulated time passes) above the dock
+//! ([`crate::dock`]), one of whose panes is the latest deliveries, newest first. Under the diagram: the legend.
 
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
@@ -16,8 +16,7 @@ pub fn SidePanel() -> impl IntoView {
     view! {
         <aside class="side">
             <Terminal/>
-            <crate::inspect::flow::DataFlow/>
-            <DeliveryLog/>
+            <crate::dock::Dock/>
         </aside>
     }
 }
@@ -108,7 +107,7 @@ fn seconds(ms: u64) -> String {
 }
 
 #[component]
-fn DeliveryLog() -> impl IntoView {
+pub fn DeliveryLog() -> impl IntoView {
     let view = use_sim().view();
     let rows = Memo::new(move |_| {
         view.with(|v| {

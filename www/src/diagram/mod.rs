@@ -81,11 +81,14 @@ pub fn Diagram() -> impl IntoView {
     provide_context(states);
 
     view! {
+        // The diagram scales to fit its panel, but never below half size: a tall one (many nodes) scrolls.
+        <div class="diagram-scroll">
         <svg
             class="diagram"
             role="group"
             aria-label="Cluster architecture: click a component to stop or start it"
             viewBox=move || layout.with(|l| format!("0 0 {} {}", l.width, l.height))
+            style:min-height=move || layout.with(|l| format!("{}px", l.height / 2))
         >
             <defs>
                 <marker
@@ -120,6 +123,7 @@ pub fn Diagram() -> impl IntoView {
             <flights::Flights layout/>
             <crate::inspect::badges::StepBadges layout/>
         </svg>
+        </div>
     }
 }
 

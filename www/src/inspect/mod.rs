@@ -95,6 +95,8 @@ pub struct Inspect {
     /// The pod whose scheduling decision is shown (`namespace/name`).
     pub decision_pod: RwSignal<String>,
     pub proxy_node: RwSignal<String>,
+    /// The dock's pane: opening something shows the Inspect pane.
+    pane: RwSignal<crate::dock::Pane>,
 }
 
 impl Inspect {
@@ -108,6 +110,7 @@ impl Inspect {
         self.resource.set(resource.to_string());
         self.object.set(key.to_string());
         self.tab.set(Tab::Object);
+        self.pane.set(crate::dock::Pane::Inspect);
     }
 }
 
@@ -136,6 +139,7 @@ pub fn provide() {
         etcd_key: RwSignal::new(None),
         decision_pod: RwSignal::new(String::new()),
         proxy_node: RwSignal::new(String::new()),
+        pane: crate::dock::use_pane(),
     });
 }
 
