@@ -160,6 +160,10 @@ pub struct ReplicaSetController {
     timers: BTreeMap<u64, String>,
     pending: BTreeMap<u64, Op>,
     next: u64,
+    /// The cached pods by the uid of their controller (`namespace/name` keys), and the pods without one by
+    /// namespace: a sync reads the pods it owns and the orphans it may adopt instead of every pod.
+    owned_pods: BTreeMap<String, BTreeSet<String>>,
+    orphan_pods: BTreeMap<String, BTreeSet<String>>,
 }
 
 impl ReplicaSetController {
@@ -183,6 +187,31 @@ impl ReplicaSetController {
         self.requeue(key, after, cx);
     }
 
+    /// Files `pod` under its controller's uid, or as an orphan of its namespace (`present`), or removes it.
+    fn index_pod(&mut self, pod: &Pod, present: bool) {
+        let key = pod_key(pod);
+        let (map, slot) = match controller_ref(&pod.metadata) {
+            Some(r) => (&mut self.owned_pods, r.uid.clone()),
+            None => (&mut self.orphan_pods, pod.metadata.namespace.clone().unwrap_or_default()),
+        };
+        if present {
+            map.entry(slot).or_default().insert(key);
+        } else if let Some(set) = map.get_mut(&slot) {
+            set.remove(&key);
+            if set.is_empty() {
+                map.remove(&slot);
+            }
+        }
+    }
+
+    /// The pods a sync of the ReplicaSet with `uid` in `ns` looks at: those it controls and the orphans of
+    /// its namespace, in key order.
+    fn candidates(&self, uid: &str, ns: &str, cx: &Cx) -> Vec<Arc<Object>> {
+        let mut keys: BTreeSet<&String> = self.owned_pods.get(uid).into_iter().flatten().collect();
+        keys.extend(self.orphan_pods.get(ns).into_iter().flatten());
+        keys.into_iter().filter_map(|k| cx.get(Kind::Pod, k)).collect()
+    }
+
     /// The ReplicaSets in the pod's namespace that control it or whose selector matches it.
     fn rs_keys_for_pod(pod: &Pod, cx: &Cx) -> Vec<String> {
         let ns = pod.metadata.namespace.clone().unwrap_or_default();
@@ -192,10 +221,10 @@ impl ReplicaSetController {
             }
             return vec![];
         }
-        cx.list(Kind::ReplicaSet)
+        cx.cached_in(Kind::ReplicaSet, &ns)
             .iter()
             .filter_map(|o| match o.as_ref() {
-                Object::ReplicaSet(rs) if rs.metadata.namespace.as_deref() == Some(ns.as_str()) => {
+                Object::ReplicaSet(rs) => {
                     selector_of(rs).filter(|s| s.matches(pod.metadata.labels.as_ref())).map(|_| o.ns_name())
                 }
                 _ => None,
@@ -241,11 +270,8 @@ impl ReplicaSetController {
 
         // Claim: own what is ours and matches, adopt matching orphans, release what stopped matching.
         let mut owned: Vec<Arc<Object>> = Vec::new();
-        for p in cx.list(Kind::Pod) {
+        for p in self.candidates(&uid, &ns, cx) {
             let Object::Pod(pod) = p.as_ref() else { continue };
-            if pod.metadata.namespace.as_deref() != Some(ns.as_str()) {
-                continue;
-            }
             let matches = selector.matches(pod.metadata.labels.as_ref());
             match controller_ref(&pod.metadata) {
                 Some(r) if r.uid == uid => {
@@ -424,6 +450,13 @@ impl Controller for ReplicaSetController {
     }
 
     fn on_synced(&mut self, cx: &mut Cx) {
+        self.owned_pods.clear();
+        self.orphan_pods.clear();
+        for p in cx.list(Kind::Pod) {
+            if let Object::Pod(pod) = p.as_ref() {
+                self.index_pod(pod, true);
+            }
+        }
         for rs in cx.list(Kind::ReplicaSet) {
             self.sync(&rs.ns_name(), cx);
         }
@@ -436,6 +469,7 @@ impl Controller for ReplicaSetController {
             }
             (Kind::Pod, Change::Added(o)) => {
                 if let Object::Pod(p) = o.as_ref() {
+                    self.index_pod(p, true);
                     self.observe_pod(p, cx, true);
                     for key in Self::rs_keys_for_pod(p, cx) {
                         self.sync(&key, cx);
@@ -444,6 +478,8 @@ impl Controller for ReplicaSetController {
             }
             (Kind::Pod, Change::Modified { old, new }) => {
                 let (Object::Pod(o), Object::Pod(n)) = (old.as_ref(), new.as_ref()) else { return };
+                self.index_pod(o, false);
+                self.index_pod(n, true);
                 self.observe_pod(n, cx, false);
                 let mut keys: BTreeSet<String> = Self::rs_keys_for_pod(n, cx).into_iter().collect();
                 keys.extend(Self::rs_keys_for_pod(o, cx));
@@ -453,6 +489,7 @@ impl Controller for ReplicaSetController {
             }
             (Kind::Pod, Change::Deleted(o)) => {
                 if let Object::Pod(p) = o.as_ref() {
+                    self.index_pod(p, false);
                     self.observe_pod(p, cx, false);
                     for key in Self::rs_keys_for_pod(p, cx) {
                         self.sync(&key, cx);
