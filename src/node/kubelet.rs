@@ -505,10 +505,10 @@ impl Kubelet {
             ],
             "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
             "nodeInfo": {
-                "architecture": "amd64", "bootID": "", "containerRuntimeVersion": "containerd://1.7.27",
-                "kernelVersion": "5.15.0-139-generic", "kubeProxyVersion": KUBELET_VERSION,
+                "architecture": "amd64", "bootID": "", "containerRuntimeVersion": super::os::container_runtime_version(),
+                "kernelVersion": super::os::KERNEL_RELEASE, "kubeProxyVersion": KUBELET_VERSION,
                 "kubeletVersion": KUBELET_VERSION, "machineID": "", "operatingSystem": "linux",
-                "osImage": "Ubuntu 22.04.5 LTS", "systemUUID": ""
+                "osImage": super::os::OS_IMAGE, "systemUUID": ""
             }
         })
     }

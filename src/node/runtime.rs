@@ -369,7 +369,12 @@ impl Containerd {
     /// containerd restarted: its state is on disk (images, sandboxes, containers survive; running
     /// containers keep running under their shims).
     pub fn on_start(&mut self, _ctx: &mut Ctx) {
-        self.log(_ctx.now, "info", "starting containerd", "version=1.7.27");
+        self.log(
+            _ctx.now,
+            "info",
+            "starting containerd",
+            &format!("revision={} version={}", super::os::CONTAINERD_REVISION, super::os::CONTAINERD_VERSION),
+        );
         self.log(_ctx.now, "info", "containerd successfully booted in 0.052113s", "");
         // Pulls in flight were lost with the old process; exit timers were lost too — re-arm them.
         self.pulls.clear();
@@ -409,7 +414,7 @@ impl Containerd {
 
     fn handle(&mut self, ctx: &mut Ctx, from: ComponentId, id: u64, call: CriCall) -> Option<Result<CriReply, String>> {
         Some(match call {
-            CriCall::Version => Ok(CriReply::Version("containerd://1.7.27".into())),
+            CriCall::Version => Ok(CriReply::Version(super::os::container_runtime_version())),
             CriCall::ImageStatus { image } => Ok(CriReply::Image(self.images.get(&normalize(&image)).cloned())),
             CriCall::PullImage { image } => match pull_error(&image) {
                 Some(e) => {
