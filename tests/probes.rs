@@ -349,3 +349,49 @@ fn a_sidecar_with_a_startup_probe_holds_the_app_back_until_the_probe_passes() {
     let (Some(proxy), Some(app)) = (proxy, app) else { panic!("both run") };
     assert!(app.since(proxy) >= 4_000, "the app started {} ms after the sidecar", app.since(proxy));
 }
+
+#[test]
+fn an_exec_probe_that_outlives_its_timeout_fails_with_the_kubelets_text_and_never_means_no_restart() {
+    let mut c = Cluster::new_default(1);
+    let spec = "  restartPolicy: Never\n  terminationGracePeriodSeconds: 2\n  containers:\n  - name: app\n    image: busybox:1.36\n    command: [sleep, infinity]\n    livenessProbe:\n      exec: {command: [sleep, \"5\"]}\n      initialDelaySeconds: 2\n      timeoutSeconds: 1\n      failureThreshold: 1\n";
+    apply(&mut c, &pod("slow", spec));
+    let start = c.now().ms();
+    at(&mut c, start, 12);
+    let ev = events(&mut c, "slow");
+    assert!(ev.contains("kubelet Liveness probe failed: command \"sleep 5\" timed out\n"), "{ev}");
+    assert!(ev.contains("Normal Killing "), "{ev}");
+    assert!(ev.contains(" kubelet Container app failed liveness probe\n"), "without ', will be restarted': {ev}");
+    assert_eq!(jsonpath(&mut c, "slow", ".status.containerStatuses[0].restartCount"), "0");
+}
+
+#[test]
+fn a_probe_that_cannot_run_is_reported_as_errored_and_never_kills() {
+    let mut c = Cluster::new_default(1);
+    let spec = "  containers:\n  - name: app\n    image: nginx:1.27\n    livenessProbe:\n      tcpSocket: {port: nope}\n      failureThreshold: 1\n      periodSeconds: 2\n";
+    apply(&mut c, &pod("badport", spec));
+    let start = c.now().ms();
+    at(&mut c, start, 30);
+    let ev = events(&mut c, "badport");
+    assert!(
+        ev.contains(
+            "kubelet Liveness probe errored and resulted in unknown state: strconv.Atoi: parsing \"nope\": invalid syntax\n"
+        ),
+        "{ev}"
+    );
+    assert!(!ev.contains("Killing"), "an errored probe is thrown away: {ev}");
+    assert_eq!(row(&mut c, "badport"), "badport 1/1 Running 0");
+}
+
+#[test]
+fn an_exec_probes_event_keeps_the_output_as_the_command_wrote_it() {
+    let mut c = Cluster::new_default(1);
+    let spec = "  containers:\n  - name: app\n    image: busybox:1.36\n    command: [sleep, infinity]\n    readinessProbe:\n      exec: {command: [cat, /nope]}\n";
+    apply(&mut c, &pod("reader", spec));
+    let start = c.now().ms();
+    at(&mut c, start, 15);
+    let json = get(&mut c, "get events --field-selector reason=Unhealthy -o json");
+    assert!(
+        json.contains("\"message\": \"Readiness probe failed: cat: can't open '/nope': No such file or directory\\n\""),
+        "{json}"
+    );
+}

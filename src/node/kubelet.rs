@@ -1461,7 +1461,8 @@ impl Kubelet {
         if let Some(hook) = &hook {
             if let (true, Some(exec)) = (first, hook.exec.as_ref()) {
                 let cmd = exec.command.clone().unwrap_or_default();
-                let call = CriCall::ExecSync { id: c.id.clone(), cmd: cmd.clone(), stdin: None, tty: false };
+                let call =
+                    CriCall::ExecSync { id: c.id.clone(), cmd: cmd.clone(), stdin: None, tty: false, timeout_ms: 0 };
                 self.work(ctx, uid, call, Step::PreStop { container: c.name.clone(), cmd });
                 return false;
             }
@@ -1489,7 +1490,8 @@ impl Kubelet {
         let Some(hook) = spec.lifecycle.as_ref().and_then(|l| l.post_start.clone()) else { return };
         if let Some(exec) = &hook.exec {
             let cmd = exec.command.clone().unwrap_or_default();
-            let call = CriCall::ExecSync { id: cid.to_string(), cmd: cmd.clone(), stdin: None, tty: false };
+            let call =
+                CriCall::ExecSync { id: cid.to_string(), cmd: cmd.clone(), stdin: None, tty: false, timeout_ms: 0 };
             let step = Step::PostStart { container: container.to_string(), cid: cid.to_string(), cmd };
             self.work(ctx, uid, call, step);
         } else if let Some(sleep) = &hook.sleep {

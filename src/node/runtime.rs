@@ -111,6 +111,9 @@ pub enum CriCall {
         cmd: Vec<String>,
         stdin: Option<String>,
         tty: bool,
+        /// CRI's `timeout` (0: none): a command still running then is killed and the call fails with
+        /// DeadlineExceeded.
+        timeout_ms: u64,
     },
 }
 
@@ -574,7 +577,7 @@ impl Containerd {
                     "rpc error: code = NotFound desc = an error occurred when try to find container {cid:?}: not found"
                 )),
             },
-            CriCall::ExecSync { id: cid, cmd, stdin, tty } => {
+            CriCall::ExecSync { id: cid, cmd, stdin, tty, timeout_ms } => {
                 let Some(c) = self.containers.get(&cid) else {
                     return Some(Err(format!(
                         "rpc error: code = NotFound desc = an error occurred when try to find container {cid:?}: not found"
@@ -591,6 +594,9 @@ impl Containerd {
                     now: ctx.now,
                 };
                 match super::exec::exec_sync(&run, &exec_id) {
+                    Ok(done) if timeout_ms > 0 && done.after_ms > timeout_ms => {
+                        return self.later(ctx, from, id, Err(exec_timeout_error(timeout_ms)), timeout_ms);
+                    }
                     Ok(done) if done.after_ms > 0 => {
                         let reply = CriReply::Exec { output: done.output, exit_code: done.exit_code };
                         return self.later(ctx, from, id, Ok(reply), done.after_ms);
@@ -1040,6 +1046,14 @@ fn forever(output: Output) -> Workload {
 }
 
 /// A running container of `image` with `env`, for tests of what runs in containers.
+/// containerd's answer to an ExecSync whose command outlived its timeout (CRI `execInternal`).
+pub fn exec_timeout_error(timeout_ms: u64) -> String {
+    let t = if timeout_ms.is_multiple_of(1000) { format!("{}s", timeout_ms / 1000) } else { format!("{timeout_ms}ms") };
+    format!(
+        "rpc error: code = DeadlineExceeded desc = failed to exec in container: timeout {t} exceeded: context deadline exceeded"
+    )
+}
+
 #[cfg(test)]
 pub(crate) fn test_container(image: &str, env: Env) -> Container {
     Container {
