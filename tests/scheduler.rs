@@ -577,3 +577,54 @@ fn pods_without_a_class_get_the_global_default_and_a_written_priority_must_match
         "{out}"
     );
 }
+
+/// The ImageLocality score for one image of `size` bytes held by `holders` of `total` nodes, by the
+/// plugin's formula (spread-scaled size, clamped to 23–1000 MiB per container, scaled to 0–100).
+fn image_locality(size: i64, holders: i64, total: i64) -> i64 {
+    const MB: i64 = 1024 * 1024;
+    let sum = ((size as f64) * (holders as f64 / total as f64)) as i64;
+    let sum = sum.clamp(23 * MB, 1000 * MB);
+    100 * (sum - 23 * MB) / (1000 * MB - 23 * MB)
+}
+
+#[test]
+fn a_pod_prefers_the_node_that_already_has_its_image() {
+    use kubeglass::node::runtime::image_info;
+    let mut c = Cluster::new_default(1);
+    // ImageLocality matches names exactly as nodes report them: containerd reports
+    // `docker.io/library/redis:7.4`, so the pod names the image that way (a bare `redis:7.4` would not match,
+    // as in a real cluster). The largest of a few images, so that a third of it is above the 23 MiB floor.
+    let image = ["docker.io/library/redis:7.4", "docker.io/library/postgres:17", "docker.io/library/mysql:8.4"]
+        .into_iter()
+        .max_by_key(|i| image_info(i).size)
+        .unwrap_or_default();
+    let size = image_info(image).size as i64;
+    assert!(image_locality(size, 1, 3) > 0, "{image} is {size} bytes");
+    let pod = |name: &str, spec: &str| {
+        format!("apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\nspec:\n{spec}  containers:\n  - name: c\n    image: {image}\n")
+    };
+    apply(&mut c, &pod("puller", &pinned("node02")));
+    c.advance_ms(5_000);
+    kubectl(&mut c, "delete pod puller --grace-period=0 --force");
+    // The kubelet's image cache refreshes every 30 s; the next node status carries it.
+    c.advance_ms(45_000);
+    let names = |c: &mut Cluster, node: &str| {
+        kubectl(c, &format!("get node {node} -o jsonpath='{{.status.images[*].names}}'")).0
+    };
+    let on_two = names(&mut c, "node02");
+    assert!(on_two.contains(&format!("\"{image}\"")), "{on_two}");
+    assert!(on_two.contains(&format!("\"{}@sha256:", image.split(':').next().unwrap_or(""))), "{on_two}");
+    assert!(!names(&mut c, "node01").contains(image));
+
+    apply(&mut c, &pod("again", ""));
+    c.advance_ms(2_000);
+    assert_eq!(node_of(&mut c, "again"), "node02");
+    let d = c.scheduler().unwrap().decision("default/again").unwrap().clone();
+    let locality =
+        |node: &str| d.score_of(node).unwrap().scores.iter().find(|p| p.plugin == "ImageLocality").unwrap().score;
+    assert_eq!((locality("node01"), locality("node02")), (0, image_locality(size, 1, 3)), "{d:#?}");
+    for n in &d.scored {
+        let others: i64 = n.scores.iter().filter(|p| p.plugin != "ImageLocality").map(|p| p.score * p.weight).sum();
+        assert_eq!(others, d.scored[0].total - locality(&d.scored[0].node), "everything else is equal: {d:#?}");
+    }
+}

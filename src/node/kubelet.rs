@@ -31,6 +31,7 @@
 //! counts as down as soon as a CRI call is refused; a missing config file leaves the
 //! kubelet without a static pod path (the real one exits and systemd restarts it).
 
+mod node_images;
 mod pod_ref;
 mod probes;
 pub mod server;
@@ -120,6 +121,11 @@ struct Worker {
     delete_sent: bool,
     conditions: BTreeMap<String, (bool, String)>,
     last_status: Option<Posted>,
+    /// A status patch is on its way: the next one waits for its answer (the status manager writes one
+    /// update at a time, so two patches can never land out of order).
+    status_in_flight: bool,
+    /// The status changed while a patch was in flight: post again when it is answered.
+    status_dirty: bool,
     start_time: Option<SimTime>,
     timer_at: Option<SimTime>,
     /// Known only from a containerd sandbox (the API has no such pod).
@@ -158,6 +164,7 @@ enum CriOp {
     Version,
     ListSandboxes,
     ListContainers,
+    ListImages,
     Work {
         uid: String,
         step: Step,
@@ -232,6 +239,9 @@ pub struct Kubelet {
     static_path: Option<String>,
     /// Ticks since the static pod path was last read.
     ticks_since_files: u64,
+    /// The image cache (`status.images`), and ticks since it was last refreshed.
+    images: Vec<super::runtime::Image>,
+    ticks_since_images: u64,
     journal: Journal,
     /// The last error logged for the node status and lease updates (each is logged once until it changes).
     last_status_error: Option<String>,
@@ -275,6 +285,8 @@ impl Kubelet {
             recorded: BTreeMap::new(),
             static_path: None,
             ticks_since_files: 0,
+            images: Vec::new(),
+            ticks_since_images: 0,
             journal,
             last_status_error: None,
             probe_timers: BTreeMap::new(),
@@ -327,6 +339,7 @@ impl Kubelet {
         self.mirror_pending.clear();
         self.last_status_error = None;
         self.ticks_since_files = 0;
+        self.images.clear();
         let now = ctx.now;
         self.log(now, 'I', "server.go:525", &format!("\"Kubelet version\" kubeletVersion={KUBELET_VERSION:?}"));
         self.conn.start(ctx);
@@ -358,6 +371,8 @@ impl Kubelet {
         self.register(ctx);
         self.cri(ctx, CriCall::ListPodSandbox, CriOp::ListSandboxes);
         self.cri(ctx, CriCall::ListContainers, CriOp::ListContainers);
+        self.ticks_since_images = 0;
+        self.cri(ctx, CriCall::ListImages, CriOp::ListImages);
         ctx.timer(TICK_MS, TIMER_TICK);
     }
 
@@ -405,6 +420,11 @@ impl Kubelet {
                     self.read_static_pods(ctx);
                 }
                 self.cri(ctx, CriCall::Version, CriOp::Version);
+                self.ticks_since_images += 1;
+                if self.runtime_up && self.ticks_since_images * TICK_MS >= node_images::IMAGE_CACHE_REFRESH_MS {
+                    self.ticks_since_images = 0;
+                    self.cri(ctx, CriCall::ListImages, CriOp::ListImages);
+                }
                 if self.registered {
                     self.renew_lease(ctx);
                     self.post_node_status(ctx, false);
@@ -493,7 +513,7 @@ impl Kubelet {
         } else {
             ("False", "KubeletNotReady", "container runtime is down")
         };
-        json!({
+        let mut status = json!({
             "capacity": capacity,
             "allocatable": capacity,
             "addresses": [{"type": "InternalIP", "address": self.cfg.node_ip}, {"type": "Hostname", "address": n.name}],
@@ -510,7 +530,11 @@ impl Kubelet {
                 "kubeletVersion": KUBELET_VERSION, "machineID": "", "operatingSystem": "linux",
                 "osImage": super::os::OS_IMAGE, "systemUUID": ""
             }
-        })
+        });
+        if !self.images.is_empty() {
+            status["images"] = node_images::status_images(&self.images);
+        }
+        status
     }
 
     fn post_node_status(&mut self, ctx: &mut Ctx, force: bool) {
@@ -636,10 +660,13 @@ impl Kubelet {
                 }
             }
             ApiCall::PodStatus { uid } => {
+                let Some(w) = self.workers.get_mut(&uid) else { return };
+                w.status_in_flight = false;
                 if !ok {
-                    if let Some(w) = self.workers.get_mut(&uid) {
-                        w.last_status = None;
-                    }
+                    w.last_status = None;
+                }
+                if std::mem::take(&mut w.status_dirty) {
+                    self.post_pod_status(ctx, &uid);
                 }
             }
             ApiCall::CreateMirror { uid } => {
@@ -953,6 +980,8 @@ impl Kubelet {
                             self.listed = 0;
                             self.cri(ctx, CriCall::ListPodSandbox, CriOp::ListSandboxes);
                             self.cri(ctx, CriCall::ListContainers, CriOp::ListContainers);
+                            self.ticks_since_images = 0;
+                            self.cri(ctx, CriCall::ListImages, CriOp::ListImages);
                             if self.registered {
                                 self.post_node_status(ctx, false);
                             }
@@ -984,6 +1013,11 @@ impl Kubelet {
                         }
                         self.listed += 1;
                         self.sync_all(ctx);
+                    }
+                    CriOp::ListImages => {
+                        if let Ok(CriReply::Images(list)) = result {
+                            self.images = node_images::cache(list);
+                        }
                     }
                     CriOp::ListContainers => {
                         if let Ok(CriReply::Containers(list)) = result {
@@ -1740,6 +1774,12 @@ impl Kubelet {
         if w.is_static && self.conn.informer(0).get(&w.key).is_none() {
             return;
         }
+        if w.status_in_flight {
+            if let Some(w) = self.workers.get_mut(uid) {
+                w.status_dirty = true;
+            }
+            return;
+        }
         let status = self.pod_status(ctx, uid, &w);
         let posted = Posted::of(&status);
         if w.last_status == Some(posted) {
@@ -1758,6 +1798,7 @@ impl Kubelet {
         req.patch = Some(PatchBody::Merge(json!({ "status": status })));
         if let Some(w) = self.workers.get_mut(uid) {
             w.last_status = Some(posted);
+            w.status_in_flight = true;
         }
         self.call(ctx, req, ApiCall::PodStatus { uid: uid.to_string() });
     }
@@ -1815,6 +1856,8 @@ impl Worker {
             delete_sent: false,
             conditions: BTreeMap::new(),
             last_status: None,
+            status_in_flight: false,
+            status_dirty: false,
             start_time: None,
             timer_at: None,
             orphan: false,

@@ -101,6 +101,8 @@ pub enum CriCall {
     },
     ListPodSandbox,
     ListContainers,
+    /// The images containerd holds (CRI `ListImages`).
+    ListImages,
     /// One container's status (the kubelet reads its log file from the path this names).
     ContainerStatus {
         id: String,
@@ -130,6 +132,7 @@ impl CriCall {
             CriCall::RemovePodSandbox { .. } => "RemovePodSandbox",
             CriCall::ListPodSandbox => "ListPodSandbox",
             CriCall::ListContainers => "ListContainers",
+            CriCall::ListImages => "ListImages",
             CriCall::ContainerStatus { .. } => "ContainerStatus",
             CriCall::ExecSync { .. } => "ExecSync",
         }
@@ -150,6 +153,7 @@ pub enum CriReply {
     Done,
     Sandboxes(Vec<Sandbox>),
     Containers(Vec<Container>),
+    Images(Vec<Image>),
     /// ExecSync's answer: what the command wrote (in order; `true` marks stderr) and its exit code.
     Exec {
         output: Vec<(bool, String)>,
@@ -571,6 +575,7 @@ impl Containerd {
             }
             CriCall::ListPodSandbox => Ok(CriReply::Sandboxes(self.sandboxes.values().cloned().collect())),
             CriCall::ListContainers => Ok(CriReply::Containers(self.containers.values().cloned().collect())),
+            CriCall::ListImages => Ok(CriReply::Images(self.images.values().cloned().collect())),
             CriCall::ContainerStatus { id: cid } => match self.containers.get(&cid) {
                 Some(c) => Ok(CriReply::Container(c.clone())),
                 None => Err(format!(
