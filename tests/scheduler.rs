@@ -628,3 +628,67 @@ fn a_pod_prefers_the_node_that_already_has_its_image() {
         assert_eq!(others, d.scored[0].total - locality(&d.scored[0].node), "everything else is equal: {d:#?}");
     }
 }
+
+fn jsonpath(c: &mut Cluster, what: &str, path: &str) -> String {
+    kubectl(c, &format!("get {what} -o 'jsonpath={path}'")).0
+}
+
+#[test]
+fn prebind_names_the_claim_in_the_chosen_volume_and_binds_the_pod_only_once_the_claim_is_bound() {
+    let mut c = Cluster::new_default(1);
+    apply(&mut c, "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: local}\nprovisioner: kubernetes.io/no-provisioner\nvolumeBindingMode: WaitForFirstConsumer\n");
+    for (name, size) in [("small", "2Gi"), ("large", "8Gi")] {
+        apply(&mut c, &format!("apiVersion: v1\nkind: PersistentVolume\nmetadata: {{name: {name}}}\nspec:\n  storageClassName: local\n  capacity: {{storage: {size}}}\n  accessModes: [ReadWriteOnce]\n  hostPath: {{path: /{name}}}\n  nodeAffinity:\n    required:\n      nodeSelectorTerms:\n      - matchExpressions: [{{key: kubernetes.io/hostname, operator: In, values: [node02]}}]\n"));
+    }
+    apply(&mut c, "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec:\n  storageClassName: local\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n");
+    c.advance_ms(20_000);
+    // Waiting for its first consumer, the PV controller leaves the claim alone.
+    assert_eq!(jsonpath(&mut c, "pvc data", "{.status.phase}"), "Pending");
+    assert!(kubectl(&mut c, "describe pvc data").0.contains("waiting for first consumer to be created before binding"));
+
+    // Without the PV controller, PreBind's write lands but the claim is not bound: the pod waits unbound.
+    c.stop("kube-controller-manager").unwrap();
+    let mounts = "  volumes:\n  - name: data\n    persistentVolumeClaim: {claimName: data}\n";
+    apply(&mut c, &labelled_pod("db", "app: db", mounts, "100m"));
+    c.advance_ms(5_000);
+    assert_eq!(jsonpath(&mut c, "pv small", "{.spec.claimRef.name}"), "data", "the smallest volume that fits");
+    assert_eq!(jsonpath(&mut c, "pv small", "{.metadata.annotations.pv\\.kubernetes\\.io/bound-by-controller}"), "yes");
+    assert_eq!(jsonpath(&mut c, "pv large", "{.spec.claimRef.name}"), "");
+    assert_eq!(node_of(&mut c, "db"), "", "not bound before its claim is");
+    let d = c.scheduler().unwrap().decision("default/db").unwrap().clone();
+    assert_eq!((d.chosen.as_deref(), d.prebind.clone()), (Some("node02"), vec!["default/data → small".to_string()]));
+
+    c.start("kube-controller-manager").unwrap();
+    c.advance_ms(5_000);
+    assert_eq!(jsonpath(&mut c, "pvc data", "{.status.phase} {.spec.volumeName}"), "Bound small");
+    assert_eq!(node_of(&mut c, "db"), "node02");
+    let events = kubectl(&mut c, "get events --field-selector involvedObject.name=db").0;
+    assert!(events.contains("Successfully assigned default/db to node02"), "{events}");
+}
+
+#[test]
+fn prebind_selects_the_node_for_a_provisioned_claim_and_the_volume_follows_the_pod() {
+    let mut c = Cluster::new_default(1);
+    apply(&mut c, "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: local-path}\nprovisioner: rancher.io/local-path\nvolumeBindingMode: WaitForFirstConsumer\n");
+    apply(&mut c, "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: cache}\nspec:\n  storageClassName: local-path\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n");
+    c.advance_ms(3_000);
+    assert_eq!(jsonpath(&mut c, "pvc cache", "{.metadata.annotations.volume\\.kubernetes\\.io/selected-node}"), "");
+    let spec = "  nodeSelector: {kubernetes.io/hostname: node01}\n  volumes:\n  - name: data\n    persistentVolumeClaim: {claimName: cache}\n";
+    apply(&mut c, &labelled_pod("app", "app: a", spec, "100m"));
+    c.advance_ms(10_000);
+    assert_eq!(
+        jsonpath(&mut c, "pvc cache", "{.metadata.annotations.volume\\.kubernetes\\.io/selected-node}"),
+        "node01"
+    );
+    let volume = jsonpath(&mut c, "pvc cache", "{.spec.volumeName}");
+    assert!(volume.starts_with("pvc-"), "{volume}");
+    let affinity = jsonpath(
+        &mut c,
+        &format!("pv {volume}"),
+        "{.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values[0]}",
+    );
+    assert_eq!(affinity, "node01");
+    assert_eq!(node_of(&mut c, "app"), "node01");
+    let d = c.scheduler().unwrap().decision("default/app").unwrap().clone();
+    assert_eq!(d.prebind, ["default/cache: provisioned on node01"]);
+}
