@@ -38,7 +38,7 @@ pub mod server;
 mod status;
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -185,6 +185,8 @@ enum Step {
     Pull {
         container: String,
         attempt: u32,
+        /// When the pull was queued (the serial puller may make it wait for other pods' pulls).
+        queued: SimTime,
     },
     Create {
         container: String,
@@ -242,6 +244,9 @@ pub struct Kubelet {
     /// The image cache (`status.images`), and ticks since it was last refreshed.
     images: Vec<super::runtime::Image>,
     ticks_since_images: u64,
+    /// Pulls waiting for the serial image puller, and whether one is in flight.
+    pull_queue: VecDeque<(String, CriCall, Step)>,
+    pulling: bool,
     journal: Journal,
     /// The last error logged for the node status and lease updates (each is logged once until it changes).
     last_status_error: Option<String>,
@@ -287,6 +292,8 @@ impl Kubelet {
             ticks_since_files: 0,
             images: Vec::new(),
             ticks_since_images: 0,
+            pull_queue: VecDeque::new(),
+            pulling: false,
             journal,
             last_status_error: None,
             probe_timers: BTreeMap::new(),
@@ -340,6 +347,8 @@ impl Kubelet {
         self.last_status_error = None;
         self.ticks_since_files = 0;
         self.images.clear();
+        self.pull_queue.clear();
+        self.pulling = false;
         let now = ctx.now;
         self.log(now, 'I', "server.go:525", &format!("\"Kubelet version\" kubeletVersion={KUBELET_VERSION:?}"));
         self.conn.start(ctx);
@@ -938,6 +947,12 @@ impl Kubelet {
             self.log(ctx.now, 'E', "log.go:32", &msg);
         }
         let ops: Vec<CriOp> = std::mem::take(&mut self.cri_calls).into_values().collect();
+        self.pulling = false;
+        for (uid, _, _) in std::mem::take(&mut self.pull_queue) {
+            if let Some(w) = self.workers.get_mut(&uid) {
+                w.busy = false;
+            }
+        }
         for op in ops {
             match op {
                 CriOp::Work { uid, .. } => {
@@ -1032,6 +1047,10 @@ impl Kubelet {
                         if let Some(w) = self.workers.get_mut(&uid) {
                             w.busy = false;
                         }
+                        if matches!(step, Step::Pull { .. }) {
+                            self.pulling = false;
+                            self.next_pull(ctx);
+                        }
                         if self.on_step(ctx, &uid, step, result) {
                             self.sync(ctx, &uid);
                         }
@@ -1069,15 +1088,17 @@ impl Kubelet {
                         "Pulling",
                         &format!("Pulling image {image_name:?}"),
                     );
-                    self.work(ctx, uid, CriCall::PullImage { image: image_name }, Step::Pull { container, attempt });
+                    let step = Step::Pull { container, attempt, queued: ctx.now };
+                    self.queue_pull(ctx, uid, CriCall::PullImage { image: image_name }, step);
                 }
             }
-            (Step::Pull { container, attempt }, Ok(CriReply::Pulled { image, pull_ms })) => {
+            (Step::Pull { container, attempt, queued }, Ok(CriReply::Pulled { image, pull_ms })) => {
                 let Some(spec) = container_spec(&w.pod, &container) else { return true };
                 let name = spec.image.clone().unwrap_or_default();
                 let d = go_duration(pull_ms);
+                let waited = go_duration(ctx.now.since(queued).max(pull_ms));
                 let msg = format!(
-                    "Successfully pulled image {name:?} in {d} ({d} including waiting). Image size: {} bytes.",
+                    "Successfully pulled image {name:?} in {d} ({waited} including waiting). Image size: {} bytes.",
                     image.size
                 );
                 self.record(ctx, uid, Some(&container), "Normal", "Pulled", &msg);
@@ -1255,6 +1276,26 @@ impl Kubelet {
                 .and_then(|q| crate::api::quantity::Quantity::parse(&q.0))
                 .map(|q| q.value().clamp(0, i128::from(u64::MAX)) as u64),
         }
+    }
+
+    /// The serial image puller (`serializeImagePulls: true`, the default): one PullImage at a time for the
+    /// whole node, in the order the pods asked; a pod waiting for its turn does nothing else meanwhile.
+    fn queue_pull(&mut self, ctx: &mut Ctx, uid: &str, call: CriCall, step: Step) {
+        if let Some(w) = self.workers.get_mut(uid) {
+            w.busy = true;
+        }
+        self.pull_queue.push_back((uid.to_string(), call, step));
+        self.next_pull(ctx);
+    }
+
+    /// Sends the next queued pull when none is in flight.
+    fn next_pull(&mut self, ctx: &mut Ctx) {
+        if self.pulling {
+            return;
+        }
+        let Some((uid, call, step)) = self.pull_queue.pop_front() else { return };
+        self.pulling = true;
+        self.work(ctx, &uid, call, step);
     }
 
     fn work(&mut self, ctx: &mut Ctx, uid: &str, call: CriCall, step: Step) {
