@@ -310,3 +310,50 @@ fn a_readiness_probe_delay_keeps_a_running_pod_unready_until_it_passes() {
     c.advance_ms(10_000);
     assert!(row(&mut c, "slow").contains("1/1     Running"), "{}", row(&mut c, "slow"));
 }
+
+/// Seconds in a Go duration as the Pulled event prints it (`1.234s`, `850ms`).
+fn go_seconds(d: &str) -> f64 {
+    match d.strip_suffix("ms") {
+        Some(ms) => ms.parse::<f64>().unwrap_or(f64::NAN) / 1000.0,
+        None => d.trim_end_matches('s').parse::<f64>().unwrap_or(f64::NAN),
+    }
+}
+
+/// The pull time and the time including waiting from a pod's `Pulled` event.
+fn pulled(c: &mut Cluster, pod: &str) -> (f64, f64) {
+    let msg = get(
+        c,
+        &format!(
+            "get events --field-selector involvedObject.name={pod},reason=Pulled -o jsonpath={{.items[0].message}}"
+        ),
+    );
+    let after = msg.split_once("\" in ").map(|(_, r)| r).unwrap_or_default();
+    let (took, rest) = after.split_once(" (").unwrap_or_default();
+    let waited = rest.split_once(" including waiting").map(|(w, _)| w).unwrap_or_default();
+    (go_seconds(took), go_seconds(waited))
+}
+
+#[test]
+fn pod_workers_run_side_by_side_but_image_pulls_take_turns() {
+    let mut c = Cluster::new_default(1);
+    apply(&mut c, &pod("first", "redis:7.4", "  nodeName: node02\n", ""));
+    apply(&mut c, &pod("second", "httpd:2.4", "  nodeName: node02\n", ""));
+    c.advance_ms(15_000);
+    assert!(get(&mut c, "get pods").lines().filter(|l| l.contains("Running")).count() >= 2);
+    let (a_took, a_waited) = pulled(&mut c, "first");
+    let (b_took, b_waited) = pulled(&mut c, "second");
+    assert!(a_took > 0.9 && (a_waited - a_took).abs() < 0.05, "the first pull waits for nothing: {a_took} {a_waited}");
+    // serializeImagePulls: the second pull starts when the first ends.
+    assert!(b_waited > b_took + 0.9, "{b_took} {b_waited}");
+    assert!((b_waited - (a_took + b_took)).abs() < 0.1, "{a_took} + {b_took} vs {b_waited}");
+    // Meanwhile the second pod's worker did not wait for the first pod: its sandbox came before the first pull
+    // ended.
+    let r = c.shell("node02", "journalctl -u containerd", 60_000);
+    let at = |needle: &str| r.output.find(needle).unwrap_or(usize::MAX);
+    assert!(
+        at("RunPodSandbox for &PodSandboxMetadata{Name:second")
+            < at("PullImage \"docker.io/library/redis:7.4\" returns"),
+        "{}",
+        r.output
+    );
+}

@@ -105,7 +105,8 @@ fn a_waiting_container_has_no_logs_and_the_kubelet_says_why() {
         )
     );
     apply(&mut c, &pod("broken", "nginx:doesnotexist", ""));
-    c.advance_ms(3_000);
+    // Its pull takes its turn after web's (the kubelet pulls one image at a time).
+    c.advance_ms(6_000);
     assert_eq!(
         kubectl(&mut c, "logs broken").0,
         "Error from server (BadRequest): container \"broken\" in pod \"broken\" is waiting to start: image can't be pulled\n"

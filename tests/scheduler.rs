@@ -577,3 +577,118 @@ fn pods_without_a_class_get_the_global_default_and_a_written_priority_must_match
         "{out}"
     );
 }
+
+/// The ImageLocality score for one image of `size` bytes held by `holders` of `total` nodes, by the
+/// plugin's formula (spread-scaled size, clamped to 23–1000 MiB per container, scaled to 0–100).
+fn image_locality(size: i64, holders: i64, total: i64) -> i64 {
+    const MB: i64 = 1024 * 1024;
+    let sum = ((size as f64) * (holders as f64 / total as f64)) as i64;
+    let sum = sum.clamp(23 * MB, 1000 * MB);
+    100 * (sum - 23 * MB) / (1000 * MB - 23 * MB)
+}
+
+#[test]
+fn a_pod_prefers_the_node_that_already_has_its_image() {
+    use kubeglass::node::runtime::image_info;
+    let mut c = Cluster::new_default(1);
+    // ImageLocality matches names exactly as nodes report them: containerd reports
+    // `docker.io/library/redis:7.4`, so the pod names the image that way (a bare `redis:7.4` would not match,
+    // as in a real cluster). The largest of a few images, so that a third of it is above the 23 MiB floor.
+    let image = ["docker.io/library/redis:7.4", "docker.io/library/postgres:17", "docker.io/library/mysql:8.4"]
+        .into_iter()
+        .max_by_key(|i| image_info(i).size)
+        .unwrap_or_default();
+    let size = image_info(image).size as i64;
+    assert!(image_locality(size, 1, 3) > 0, "{image} is {size} bytes");
+    let pod = |name: &str, spec: &str| {
+        format!("apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\nspec:\n{spec}  containers:\n  - name: c\n    image: {image}\n")
+    };
+    apply(&mut c, &pod("puller", &pinned("node02")));
+    c.advance_ms(5_000);
+    kubectl(&mut c, "delete pod puller --grace-period=0 --force");
+    // The kubelet's image cache refreshes every 30 s; the next node status carries it.
+    c.advance_ms(45_000);
+    let names = |c: &mut Cluster, node: &str| {
+        kubectl(c, &format!("get node {node} -o jsonpath='{{.status.images[*].names}}'")).0
+    };
+    let on_two = names(&mut c, "node02");
+    assert!(on_two.contains(&format!("\"{image}\"")), "{on_two}");
+    assert!(on_two.contains(&format!("\"{}@sha256:", image.split(':').next().unwrap_or(""))), "{on_two}");
+    assert!(!names(&mut c, "node01").contains(image));
+
+    apply(&mut c, &pod("again", ""));
+    c.advance_ms(2_000);
+    assert_eq!(node_of(&mut c, "again"), "node02");
+    let d = c.scheduler().unwrap().decision("default/again").unwrap().clone();
+    let locality =
+        |node: &str| d.score_of(node).unwrap().scores.iter().find(|p| p.plugin == "ImageLocality").unwrap().score;
+    assert_eq!((locality("node01"), locality("node02")), (0, image_locality(size, 1, 3)), "{d:#?}");
+    for n in &d.scored {
+        let others: i64 = n.scores.iter().filter(|p| p.plugin != "ImageLocality").map(|p| p.score * p.weight).sum();
+        assert_eq!(others, d.scored[0].total - locality(&d.scored[0].node), "everything else is equal: {d:#?}");
+    }
+}
+
+fn jsonpath(c: &mut Cluster, what: &str, path: &str) -> String {
+    kubectl(c, &format!("get {what} -o 'jsonpath={path}'")).0
+}
+
+#[test]
+fn prebind_names_the_claim_in_the_chosen_volume_and_binds_the_pod_only_once_the_claim_is_bound() {
+    let mut c = Cluster::new_default(1);
+    apply(&mut c, "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: local}\nprovisioner: kubernetes.io/no-provisioner\nvolumeBindingMode: WaitForFirstConsumer\n");
+    for (name, size) in [("small", "2Gi"), ("large", "8Gi")] {
+        apply(&mut c, &format!("apiVersion: v1\nkind: PersistentVolume\nmetadata: {{name: {name}}}\nspec:\n  storageClassName: local\n  capacity: {{storage: {size}}}\n  accessModes: [ReadWriteOnce]\n  hostPath: {{path: /{name}}}\n  nodeAffinity:\n    required:\n      nodeSelectorTerms:\n      - matchExpressions: [{{key: kubernetes.io/hostname, operator: In, values: [node02]}}]\n"));
+    }
+    apply(&mut c, "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec:\n  storageClassName: local\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n");
+    c.advance_ms(20_000);
+    // Waiting for its first consumer, the PV controller leaves the claim alone.
+    assert_eq!(jsonpath(&mut c, "pvc data", "{.status.phase}"), "Pending");
+    assert!(kubectl(&mut c, "describe pvc data").0.contains("waiting for first consumer to be created before binding"));
+
+    // Without the PV controller, PreBind's write lands but the claim is not bound: the pod waits unbound.
+    c.stop("kube-controller-manager").unwrap();
+    let mounts = "  volumes:\n  - name: data\n    persistentVolumeClaim: {claimName: data}\n";
+    apply(&mut c, &labelled_pod("db", "app: db", mounts, "100m"));
+    c.advance_ms(5_000);
+    assert_eq!(jsonpath(&mut c, "pv small", "{.spec.claimRef.name}"), "data", "the smallest volume that fits");
+    assert_eq!(jsonpath(&mut c, "pv small", "{.metadata.annotations.pv\\.kubernetes\\.io/bound-by-controller}"), "yes");
+    assert_eq!(jsonpath(&mut c, "pv large", "{.spec.claimRef.name}"), "");
+    assert_eq!(node_of(&mut c, "db"), "", "not bound before its claim is");
+    let d = c.scheduler().unwrap().decision("default/db").unwrap().clone();
+    assert_eq!((d.chosen.as_deref(), d.prebind.clone()), (Some("node02"), vec!["default/data → small".to_string()]));
+
+    c.start("kube-controller-manager").unwrap();
+    c.advance_ms(5_000);
+    assert_eq!(jsonpath(&mut c, "pvc data", "{.status.phase} {.spec.volumeName}"), "Bound small");
+    assert_eq!(node_of(&mut c, "db"), "node02");
+    let events = kubectl(&mut c, "get events --field-selector involvedObject.name=db").0;
+    assert!(events.contains("Successfully assigned default/db to node02"), "{events}");
+}
+
+#[test]
+fn prebind_selects_the_node_for_a_provisioned_claim_and_the_volume_follows_the_pod() {
+    let mut c = Cluster::new_default(1);
+    apply(&mut c, "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: local-path}\nprovisioner: rancher.io/local-path\nvolumeBindingMode: WaitForFirstConsumer\n");
+    apply(&mut c, "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: cache}\nspec:\n  storageClassName: local-path\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n");
+    c.advance_ms(3_000);
+    assert_eq!(jsonpath(&mut c, "pvc cache", "{.metadata.annotations.volume\\.kubernetes\\.io/selected-node}"), "");
+    let spec = "  nodeSelector: {kubernetes.io/hostname: node01}\n  volumes:\n  - name: data\n    persistentVolumeClaim: {claimName: cache}\n";
+    apply(&mut c, &labelled_pod("app", "app: a", spec, "100m"));
+    c.advance_ms(10_000);
+    assert_eq!(
+        jsonpath(&mut c, "pvc cache", "{.metadata.annotations.volume\\.kubernetes\\.io/selected-node}"),
+        "node01"
+    );
+    let volume = jsonpath(&mut c, "pvc cache", "{.spec.volumeName}");
+    assert!(volume.starts_with("pvc-"), "{volume}");
+    let affinity = jsonpath(
+        &mut c,
+        &format!("pv {volume}"),
+        "{.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values[0]}",
+    );
+    assert_eq!(affinity, "node01");
+    assert_eq!(node_of(&mut c, "app"), "node01");
+    let d = c.scheduler().unwrap().decision("default/app").unwrap().clone();
+    assert_eq!(d.prebind, ["default/cache: provisioned on node01"]);
+}

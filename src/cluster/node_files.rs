@@ -90,6 +90,7 @@ pub fn seed(node: &NodeSeed, shared: &SharedFiles) -> NodeFs {
     fs.write(KUBELET_CONFIG, text(&shared.kubelet_config));
     fs.write("/var/lib/kubelet/kubeadm-flags.env", text(&shared.kubeadm_flags));
     fs.write("/etc/crictl.yaml", text(&shared.crictl_yaml));
+    fs.write("/etc/os-release", NodeFile::Text(Rc::from(crate::node::os::os_release())));
     fs.write("/etc/cni/net.d/10-containerd-net.conflist", NodeFile::Text(Rc::from(cni_conflist(node.pod_cidr))));
     fs.write("/var/lib/kubelet/pki/kubelet-client-current.pem", text(&shared.kubelet_client_pem));
     if !node.control_plane {

@@ -16,8 +16,8 @@
 //! 15 s), while a volume made for a claim (pre-bound) is bound at once. When a claim goes, its volume is
 //! Released and kept (`Retain`); with `Delete` a provisioned volume is deleted by its provisioner
 //! ([`super::provisioner`]), while a volume made by hand fails, since no plugin can delete it. Claims of a
-//! StorageClass in `WaitForFirstConsumer` mode wait for `volume.kubernetes.io/selected-node`, which
-//! kube-scheduler writes. No protection finalizers (`kubernetes.io/pvc-protection`) are simulated.
+//! StorageClass in `WaitForFirstConsumer` mode wait for kube-scheduler: it either names them in a volume's
+//! `claimRef` or writes `volume.kubernetes.io/selected-node` for their provisioner. No protection finalizers (`kubernetes.io/pvc-protection`) are simulated.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -91,7 +91,8 @@ pub fn requested(pvc: &PersistentVolumeClaim) -> Quantity {
     storage(pvc.spec.as_ref().and_then(|s| s.resources.as_ref()).and_then(|r| r.requests.as_ref()))
 }
 
-fn capacity(pv: &PersistentVolume) -> Quantity {
+/// The volume's `capacity.storage`.
+pub fn capacity(pv: &PersistentVolume) -> Quantity {
     storage(pv.spec.as_ref().and_then(|s| s.capacity.as_ref()))
 }
 
@@ -118,7 +119,7 @@ pub fn mismatch(pv: &PersistentVolume, pvc: &PersistentVolumeClaim) -> Option<&'
     None
 }
 
-fn selector_matches(pvc: &PersistentVolumeClaim, pv: &PersistentVolume) -> bool {
+pub fn selector_matches(pvc: &PersistentVolumeClaim, pv: &PersistentVolume) -> bool {
     match pvc.spec.as_ref().and_then(|s| s.selector.as_ref()) {
         None => true,
         Some(sel) => LabelSelector::from_api(sel).is_ok_and(|s| s.matches(pv.metadata.labels.as_ref())),
@@ -286,7 +287,16 @@ impl PersistentVolumeController {
         match spec.volume_name.as_deref().filter(|v| !v.is_empty()) {
             None => {
                 let volumes = Self::volumes(cx);
-                if let Some(pv) = best_volume(pvc, &volumes) {
+                // A claim waiting for its first consumer takes only a volume already promised to it (by
+                // kube-scheduler's PreBind); once the scheduler selected a node for provisioning it is
+                // matched as any other (`shouldDelayBinding`).
+                let class_name = claim_class(pvc);
+                let delayed = annotation(&pvc.metadata, SELECTED_NODE).is_none()
+                    && Self::classes(cx).iter().any(|c| {
+                        c.metadata.name.as_deref() == Some(class_name.as_str())
+                            && c.volume_binding_mode.as_deref() == Some("WaitForFirstConsumer")
+                    });
+                if let Some(pv) = best_volume(pvc, &volumes).filter(|pv| !delayed || claim_ref_names(pv, pvc)) {
                     self.bind(pv.clone(), pvc.clone(), cx);
                     return;
                 }

@@ -207,7 +207,7 @@ fn nginx(tag: &str) -> Output {
         "using the \"epoll\" event method".to_string(),
         format!("nginx/{}", nginx_version(tag)),
         compiler.to_string(),
-        "OS: Linux 5.15.0-139-generic".to_string(),
+        format!("OS: Linux {}", super::os::KERNEL_RELEASE),
         "getrlimit(RLIMIT_NOFILE): 1048576:1048576".to_string(),
         "start worker processes".to_string(),
         "start worker process 29".to_string(),

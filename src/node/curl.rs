@@ -1,9 +1,11 @@
-//! `curl` on a node (curl 8.5.0, Ubuntu 24.04): its command line, its URL, and its error lines. Where the
+//! `curl` on a node (the version in [`super::os`]): its command line, its URL, and its error lines. Where the
 //! connection goes is the cluster's business (`cluster::network` walks the node's rules); this module is
 //! what curl itself prints. Options: `-s`/`--silent`, `-S`/`--show-error`, `-k`/`--insecure`,
 //! `-L`/`--location` (nothing redirects here), `-m`/`--max-time SECONDS`, `--connect-timeout SECONDS`, and
 //! combined short flags (`-sS`, `-sSk`). Errors: `curl: (N) message` on standard error unless `-s` without
 //! `-S`; the exit code is N.
+
+use super::os;
 
 /// A parsed command line.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -53,7 +55,8 @@ fn seconds(option: &str, value: Option<&&str>) -> Result<u64, (String, i32)> {
     }
 }
 
-/// Reads curl's arguments (without the program name). Errors are the output and exit code.
+/// Reads curl's arguments (without the program name). A command line that ends before any connection (an
+/// error, or `--version`) gives its output and exit code instead.
 pub fn parse(words: &[&str]) -> Result<Args, (String, i32)> {
     let mut args = Args::default();
     let mut i = 0;
@@ -68,6 +71,7 @@ pub fn parse(words: &[&str]) -> Result<Args, (String, i32)> {
             "-S" | "--show-error" => args.show_error = true,
             "-k" | "--insecure" => args.insecure = true,
             "-L" | "--location" => {}
+            "-V" | "--version" => return Err((os::curl_version_text(), 0)),
             "-m" | "--max-time" | "--connect-timeout" => {
                 let value = match inline {
                     Some(v) => Some(v),

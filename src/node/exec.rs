@@ -19,6 +19,7 @@
 use std::sync::Arc;
 
 use super::container_output;
+use super::os;
 use super::runtime::{normalize, Container, Sandbox};
 use crate::sim::SimTime;
 
@@ -567,23 +568,14 @@ impl<'a> Shell<'a> {
     }
 
     fn uname(&mut self, args: &[String]) -> i32 {
-        let mut parts = Vec::new();
-        for a in args {
-            for c in a.trim_start_matches('-').chars() {
-                match c {
-                    's' => parts.push("Linux".to_string()),
-                    'n' => parts.push(hostname(self.run)),
-                    'r' => parts.push("5.15.0-139-generic".to_string()),
-                    'm' => parts.push("x86_64".to_string()),
-                    _ => return self.not_simulated(&format!("uname {a}")),
-                }
+        let flavour = if self.image.busybox_like() { os::Uname::Busybox } else { os::Uname::Coreutils };
+        match os::uname(args, &hostname(self.run), flavour) {
+            Ok(text) => {
+                self.write(false, &text);
+                0
             }
+            Err(bad) => self.not_simulated(&format!("uname {bad}")),
         }
-        if parts.is_empty() {
-            parts.push("Linux".into());
-        }
-        self.write(false, &format!("{}\n", parts.join(" ")));
-        0
     }
 
     fn sleep(&mut self, args: &[String]) -> i32 {
@@ -1017,7 +1009,7 @@ mod tests {
             run("alpine", &["id"], None).map(|r| r.0.starts_with("uid=0(root) gid=0(root) groups=0(root),0(root)")),
             Ok(true)
         );
-        assert_eq!(run("busybox", &["uname", "-sr"], None), Ok(("Linux 5.15.0-139-generic\n".into(), 0, 0)));
+        assert_eq!(run("busybox", &["uname", "-sr"], None), Ok((format!("Linux {}\n", os::KERNEL_RELEASE), 0, 0)));
         assert_eq!(run("busybox", &["printenv", "NOPE"], None), Ok((String::new(), 1, 0)));
     }
 

@@ -1,7 +1,7 @@
 //! A systemd unit's journal on a node: what `journalctl -u kubelet` and the tail of `systemctl status`
 //! print. The kubelet writes klog lines (`I0901 00:00:10.000000    1234 kubelet.go:2413] "SyncLoop ADD" …`),
 //! containerd logrus lines (`time="…" level=info msg="…"`), and systemd its own lines about the unit
-//! (`Started kubelet: The Kubernetes Node Agent.`), each as it happens, in simulated time. The journal
+//! (`Started kubelet.service - kubelet: The Kubernetes Node Agent.`), each as it happens, in simulated time. The journal
 //! outlives the process (journald keeps it) and is a bounded ring: the oldest lines go first. The bound
 //! shrinks as clusters grow ([`capacity_for`]), so that thousands of nodes keep a few lines each while a
 //! small cluster keeps its whole story.
@@ -196,11 +196,14 @@ mod tests {
     #[test]
     fn lines_are_formatted_as_journalctl_shows_them() {
         let mut j = Journal::new("kubelet");
-        j.systemd(SimTime(0), "Started kubelet: The Kubernetes Node Agent.");
+        j.systemd(SimTime(0), "Started kubelet.service - kubelet: The Kubernetes Node Agent.");
         j.set_pid(1234);
         j.klog(SimTime(10_250), 'I', "kubelet.go:2413", "\"SyncLoop ADD\" source=\"api\" pods=[\"default/web\"]");
         let lines = j.lines("node01");
-        assert_eq!(lines[0].text, "Sep 01 00:00:00 node01 systemd[1]: Started kubelet: The Kubernetes Node Agent.");
+        assert_eq!(
+            lines[0].text,
+            "Sep 01 00:00:00 node01 systemd[1]: Started kubelet.service - kubelet: The Kubernetes Node Agent."
+        );
         assert_eq!(
             lines[1].text,
             "Sep 01 00:00:10 node01 kubelet[1234]: I0901 00:00:10.250000    1234 kubelet.go:2413] \"SyncLoop ADD\" source=\"api\" pods=[\"default/web\"]"

@@ -31,13 +31,14 @@
 //! counts as down as soon as a CRI call is refused; a missing config file leaves the
 //! kubelet without a static pod path (the real one exits and systemd restarts it).
 
+mod node_images;
 mod pod_ref;
 mod probes;
 pub mod server;
 mod status;
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -120,6 +121,11 @@ struct Worker {
     delete_sent: bool,
     conditions: BTreeMap<String, (bool, String)>,
     last_status: Option<Posted>,
+    /// A status patch is on its way: the next one waits for its answer (the status manager writes one
+    /// update at a time, so two patches can never land out of order).
+    status_in_flight: bool,
+    /// The status changed while a patch was in flight: post again when it is answered.
+    status_dirty: bool,
     start_time: Option<SimTime>,
     timer_at: Option<SimTime>,
     /// Known only from a containerd sandbox (the API has no such pod).
@@ -158,6 +164,7 @@ enum CriOp {
     Version,
     ListSandboxes,
     ListContainers,
+    ListImages,
     Work {
         uid: String,
         step: Step,
@@ -178,6 +185,8 @@ enum Step {
     Pull {
         container: String,
         attempt: u32,
+        /// When the pull was queued (the serial puller may make it wait for other pods' pulls).
+        queued: SimTime,
     },
     Create {
         container: String,
@@ -232,6 +241,12 @@ pub struct Kubelet {
     static_path: Option<String>,
     /// Ticks since the static pod path was last read.
     ticks_since_files: u64,
+    /// The image cache (`status.images`), and ticks since it was last refreshed.
+    images: Vec<super::runtime::Image>,
+    ticks_since_images: u64,
+    /// Pulls waiting for the serial image puller, and whether one is in flight.
+    pull_queue: VecDeque<(String, CriCall, Step)>,
+    pulling: bool,
     journal: Journal,
     /// The last error logged for the node status and lease updates (each is logged once until it changes).
     last_status_error: Option<String>,
@@ -275,6 +290,10 @@ impl Kubelet {
             recorded: BTreeMap::new(),
             static_path: None,
             ticks_since_files: 0,
+            images: Vec::new(),
+            ticks_since_images: 0,
+            pull_queue: VecDeque::new(),
+            pulling: false,
             journal,
             last_status_error: None,
             probe_timers: BTreeMap::new(),
@@ -327,6 +346,9 @@ impl Kubelet {
         self.mirror_pending.clear();
         self.last_status_error = None;
         self.ticks_since_files = 0;
+        self.images.clear();
+        self.pull_queue.clear();
+        self.pulling = false;
         let now = ctx.now;
         self.log(now, 'I', "server.go:525", &format!("\"Kubelet version\" kubeletVersion={KUBELET_VERSION:?}"));
         self.conn.start(ctx);
@@ -358,6 +380,8 @@ impl Kubelet {
         self.register(ctx);
         self.cri(ctx, CriCall::ListPodSandbox, CriOp::ListSandboxes);
         self.cri(ctx, CriCall::ListContainers, CriOp::ListContainers);
+        self.ticks_since_images = 0;
+        self.cri(ctx, CriCall::ListImages, CriOp::ListImages);
         ctx.timer(TICK_MS, TIMER_TICK);
     }
 
@@ -405,6 +429,11 @@ impl Kubelet {
                     self.read_static_pods(ctx);
                 }
                 self.cri(ctx, CriCall::Version, CriOp::Version);
+                self.ticks_since_images += 1;
+                if self.runtime_up && self.ticks_since_images * TICK_MS >= node_images::IMAGE_CACHE_REFRESH_MS {
+                    self.ticks_since_images = 0;
+                    self.cri(ctx, CriCall::ListImages, CriOp::ListImages);
+                }
                 if self.registered {
                     self.renew_lease(ctx);
                     self.post_node_status(ctx, false);
@@ -493,7 +522,7 @@ impl Kubelet {
         } else {
             ("False", "KubeletNotReady", "container runtime is down")
         };
-        json!({
+        let mut status = json!({
             "capacity": capacity,
             "allocatable": capacity,
             "addresses": [{"type": "InternalIP", "address": self.cfg.node_ip}, {"type": "Hostname", "address": n.name}],
@@ -505,12 +534,16 @@ impl Kubelet {
             ],
             "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
             "nodeInfo": {
-                "architecture": "amd64", "bootID": "", "containerRuntimeVersion": "containerd://1.7.27",
-                "kernelVersion": "5.15.0-139-generic", "kubeProxyVersion": KUBELET_VERSION,
+                "architecture": "amd64", "bootID": "", "containerRuntimeVersion": super::os::container_runtime_version(),
+                "kernelVersion": super::os::KERNEL_RELEASE, "kubeProxyVersion": KUBELET_VERSION,
                 "kubeletVersion": KUBELET_VERSION, "machineID": "", "operatingSystem": "linux",
-                "osImage": "Ubuntu 22.04.5 LTS", "systemUUID": ""
+                "osImage": super::os::OS_IMAGE, "systemUUID": ""
             }
-        })
+        });
+        if !self.images.is_empty() {
+            status["images"] = node_images::status_images(&self.images);
+        }
+        status
     }
 
     fn post_node_status(&mut self, ctx: &mut Ctx, force: bool) {
@@ -636,10 +669,13 @@ impl Kubelet {
                 }
             }
             ApiCall::PodStatus { uid } => {
+                let Some(w) = self.workers.get_mut(&uid) else { return };
+                w.status_in_flight = false;
                 if !ok {
-                    if let Some(w) = self.workers.get_mut(&uid) {
-                        w.last_status = None;
-                    }
+                    w.last_status = None;
+                }
+                if std::mem::take(&mut w.status_dirty) {
+                    self.post_pod_status(ctx, &uid);
                 }
             }
             ApiCall::CreateMirror { uid } => {
@@ -911,6 +947,12 @@ impl Kubelet {
             self.log(ctx.now, 'E', "log.go:32", &msg);
         }
         let ops: Vec<CriOp> = std::mem::take(&mut self.cri_calls).into_values().collect();
+        self.pulling = false;
+        for (uid, _, _) in std::mem::take(&mut self.pull_queue) {
+            if let Some(w) = self.workers.get_mut(&uid) {
+                w.busy = false;
+            }
+        }
         for op in ops {
             match op {
                 CriOp::Work { uid, .. } => {
@@ -953,6 +995,8 @@ impl Kubelet {
                             self.listed = 0;
                             self.cri(ctx, CriCall::ListPodSandbox, CriOp::ListSandboxes);
                             self.cri(ctx, CriCall::ListContainers, CriOp::ListContainers);
+                            self.ticks_since_images = 0;
+                            self.cri(ctx, CriCall::ListImages, CriOp::ListImages);
                             if self.registered {
                                 self.post_node_status(ctx, false);
                             }
@@ -985,6 +1029,11 @@ impl Kubelet {
                         self.listed += 1;
                         self.sync_all(ctx);
                     }
+                    CriOp::ListImages => {
+                        if let Ok(CriReply::Images(list)) = result {
+                            self.images = node_images::cache(list);
+                        }
+                    }
                     CriOp::ListContainers => {
                         if let Ok(CriReply::Containers(list)) = result {
                             self.containers = list.into_iter().map(|c| (c.id.clone(), c)).collect();
@@ -997,6 +1046,10 @@ impl Kubelet {
                     CriOp::Work { uid, step } => {
                         if let Some(w) = self.workers.get_mut(&uid) {
                             w.busy = false;
+                        }
+                        if matches!(step, Step::Pull { .. }) {
+                            self.pulling = false;
+                            self.next_pull(ctx);
                         }
                         if self.on_step(ctx, &uid, step, result) {
                             self.sync(ctx, &uid);
@@ -1035,15 +1088,17 @@ impl Kubelet {
                         "Pulling",
                         &format!("Pulling image {image_name:?}"),
                     );
-                    self.work(ctx, uid, CriCall::PullImage { image: image_name }, Step::Pull { container, attempt });
+                    let step = Step::Pull { container, attempt, queued: ctx.now };
+                    self.queue_pull(ctx, uid, CriCall::PullImage { image: image_name }, step);
                 }
             }
-            (Step::Pull { container, attempt }, Ok(CriReply::Pulled { image, pull_ms })) => {
+            (Step::Pull { container, attempt, queued }, Ok(CriReply::Pulled { image, pull_ms })) => {
                 let Some(spec) = container_spec(&w.pod, &container) else { return true };
                 let name = spec.image.clone().unwrap_or_default();
                 let d = go_duration(pull_ms);
+                let waited = go_duration(ctx.now.since(queued).max(pull_ms));
                 let msg = format!(
-                    "Successfully pulled image {name:?} in {d} ({d} including waiting). Image size: {} bytes.",
+                    "Successfully pulled image {name:?} in {d} ({waited} including waiting). Image size: {} bytes.",
                     image.size
                 );
                 self.record(ctx, uid, Some(&container), "Normal", "Pulled", &msg);
@@ -1221,6 +1276,26 @@ impl Kubelet {
                 .and_then(|q| crate::api::quantity::Quantity::parse(&q.0))
                 .map(|q| q.value().clamp(0, i128::from(u64::MAX)) as u64),
         }
+    }
+
+    /// The serial image puller (`serializeImagePulls: true`, the default): one PullImage at a time for the
+    /// whole node, in the order the pods asked; a pod waiting for its turn does nothing else meanwhile.
+    fn queue_pull(&mut self, ctx: &mut Ctx, uid: &str, call: CriCall, step: Step) {
+        if let Some(w) = self.workers.get_mut(uid) {
+            w.busy = true;
+        }
+        self.pull_queue.push_back((uid.to_string(), call, step));
+        self.next_pull(ctx);
+    }
+
+    /// Sends the next queued pull when none is in flight.
+    fn next_pull(&mut self, ctx: &mut Ctx) {
+        if self.pulling {
+            return;
+        }
+        let Some((uid, call, step)) = self.pull_queue.pop_front() else { return };
+        self.pulling = true;
+        self.work(ctx, &uid, call, step);
     }
 
     fn work(&mut self, ctx: &mut Ctx, uid: &str, call: CriCall, step: Step) {
@@ -1461,7 +1536,8 @@ impl Kubelet {
         if let Some(hook) = &hook {
             if let (true, Some(exec)) = (first, hook.exec.as_ref()) {
                 let cmd = exec.command.clone().unwrap_or_default();
-                let call = CriCall::ExecSync { id: c.id.clone(), cmd: cmd.clone(), stdin: None, tty: false };
+                let call =
+                    CriCall::ExecSync { id: c.id.clone(), cmd: cmd.clone(), stdin: None, tty: false, timeout_ms: 0 };
                 self.work(ctx, uid, call, Step::PreStop { container: c.name.clone(), cmd });
                 return false;
             }
@@ -1489,7 +1565,8 @@ impl Kubelet {
         let Some(hook) = spec.lifecycle.as_ref().and_then(|l| l.post_start.clone()) else { return };
         if let Some(exec) = &hook.exec {
             let cmd = exec.command.clone().unwrap_or_default();
-            let call = CriCall::ExecSync { id: cid.to_string(), cmd: cmd.clone(), stdin: None, tty: false };
+            let call =
+                CriCall::ExecSync { id: cid.to_string(), cmd: cmd.clone(), stdin: None, tty: false, timeout_ms: 0 };
             let step = Step::PostStart { container: container.to_string(), cid: cid.to_string(), cmd };
             self.work(ctx, uid, call, step);
         } else if let Some(sleep) = &hook.sleep {
@@ -1738,6 +1815,12 @@ impl Kubelet {
         if w.is_static && self.conn.informer(0).get(&w.key).is_none() {
             return;
         }
+        if w.status_in_flight {
+            if let Some(w) = self.workers.get_mut(uid) {
+                w.status_dirty = true;
+            }
+            return;
+        }
         let status = self.pod_status(ctx, uid, &w);
         let posted = Posted::of(&status);
         if w.last_status == Some(posted) {
@@ -1756,6 +1839,7 @@ impl Kubelet {
         req.patch = Some(PatchBody::Merge(json!({ "status": status })));
         if let Some(w) = self.workers.get_mut(uid) {
             w.last_status = Some(posted);
+            w.status_in_flight = true;
         }
         self.call(ctx, req, ApiCall::PodStatus { uid: uid.to_string() });
     }
@@ -1813,6 +1897,8 @@ impl Worker {
             delete_sent: false,
             conditions: BTreeMap::new(),
             last_status: None,
+            status_in_flight: false,
+            status_dirty: false,
             start_time: None,
             timer_at: None,
             orphan: false,

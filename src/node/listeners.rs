@@ -146,13 +146,14 @@ pub fn http_body(body: &Body, x: &Exchange) -> String {
         Body::ItWorks => "<html><body><h1>It works!</h1></body></html>\n".to_string(),
         Body::Ok => "OK".to_string(),
         Body::Whoami => format!(
-            "Hostname: {}\nIP: 127.0.0.1\nIP: {}\nRemoteAddr: {}:{}\nGET {} HTTP/1.1\nHost: {}\nUser-Agent: curl/8.5.0\nAccept: */*\n\n",
+            "Hostname: {}\nIP: 127.0.0.1\nIP: {}\nRemoteAddr: {}:{}\nGET {} HTTP/1.1\nHost: {}\nUser-Agent: {}\nAccept: */*\n\n",
             x.pod,
             x.pod_ip,
             x.client,
             client_port(x),
             x.path,
-            x.host
+            x.host,
+            super::os::curl_user_agent()
         ),
         Body::Generic => format!("kubeglass: {}/{} ({}) answered on port {}\n", x.namespace, x.pod, x.pod_ip, x.port),
     }

@@ -9,6 +9,7 @@ pub mod exec;
 pub mod journal;
 pub mod kubelet;
 pub mod listeners;
+pub mod os;
 pub mod runtime;
 pub mod shell;
 pub mod static_pods;

@@ -101,6 +101,8 @@ pub enum CriCall {
     },
     ListPodSandbox,
     ListContainers,
+    /// The images containerd holds (CRI `ListImages`).
+    ListImages,
     /// One container's status (the kubelet reads its log file from the path this names).
     ContainerStatus {
         id: String,
@@ -111,6 +113,9 @@ pub enum CriCall {
         cmd: Vec<String>,
         stdin: Option<String>,
         tty: bool,
+        /// CRI's `timeout` (0: none): a command still running then is killed and the call fails with
+        /// DeadlineExceeded.
+        timeout_ms: u64,
     },
 }
 
@@ -127,6 +132,7 @@ impl CriCall {
             CriCall::RemovePodSandbox { .. } => "RemovePodSandbox",
             CriCall::ListPodSandbox => "ListPodSandbox",
             CriCall::ListContainers => "ListContainers",
+            CriCall::ListImages => "ListImages",
             CriCall::ContainerStatus { .. } => "ContainerStatus",
             CriCall::ExecSync { .. } => "ExecSync",
         }
@@ -147,6 +153,7 @@ pub enum CriReply {
     Done,
     Sandboxes(Vec<Sandbox>),
     Containers(Vec<Container>),
+    Images(Vec<Image>),
     /// ExecSync's answer: what the command wrote (in order; `true` marks stderr) and its exit code.
     Exec {
         output: Vec<(bool, String)>,
@@ -369,7 +376,12 @@ impl Containerd {
     /// containerd restarted: its state is on disk (images, sandboxes, containers survive; running
     /// containers keep running under their shims).
     pub fn on_start(&mut self, _ctx: &mut Ctx) {
-        self.log(_ctx.now, "info", "starting containerd", "version=1.7.27");
+        self.log(
+            _ctx.now,
+            "info",
+            "starting containerd",
+            &format!("revision={} version={}", super::os::CONTAINERD_REVISION, super::os::CONTAINERD_VERSION),
+        );
         self.log(_ctx.now, "info", "containerd successfully booted in 0.052113s", "");
         // Pulls in flight were lost with the old process; exit timers were lost too — re-arm them.
         self.pulls.clear();
@@ -409,7 +421,7 @@ impl Containerd {
 
     fn handle(&mut self, ctx: &mut Ctx, from: ComponentId, id: u64, call: CriCall) -> Option<Result<CriReply, String>> {
         Some(match call {
-            CriCall::Version => Ok(CriReply::Version("containerd://1.7.27".into())),
+            CriCall::Version => Ok(CriReply::Version(super::os::container_runtime_version())),
             CriCall::ImageStatus { image } => Ok(CriReply::Image(self.images.get(&normalize(&image)).cloned())),
             CriCall::PullImage { image } => match pull_error(&image) {
                 Some(e) => {
@@ -563,13 +575,14 @@ impl Containerd {
             }
             CriCall::ListPodSandbox => Ok(CriReply::Sandboxes(self.sandboxes.values().cloned().collect())),
             CriCall::ListContainers => Ok(CriReply::Containers(self.containers.values().cloned().collect())),
+            CriCall::ListImages => Ok(CriReply::Images(self.images.values().cloned().collect())),
             CriCall::ContainerStatus { id: cid } => match self.containers.get(&cid) {
                 Some(c) => Ok(CriReply::Container(c.clone())),
                 None => Err(format!(
                     "rpc error: code = NotFound desc = an error occurred when try to find container {cid:?}: not found"
                 )),
             },
-            CriCall::ExecSync { id: cid, cmd, stdin, tty } => {
+            CriCall::ExecSync { id: cid, cmd, stdin, tty, timeout_ms } => {
                 let Some(c) = self.containers.get(&cid) else {
                     return Some(Err(format!(
                         "rpc error: code = NotFound desc = an error occurred when try to find container {cid:?}: not found"
@@ -586,6 +599,9 @@ impl Containerd {
                     now: ctx.now,
                 };
                 match super::exec::exec_sync(&run, &exec_id) {
+                    Ok(done) if timeout_ms > 0 && done.after_ms > timeout_ms => {
+                        return self.later(ctx, from, id, Err(exec_timeout_error(timeout_ms)), timeout_ms);
+                    }
                     Ok(done) if done.after_ms > 0 => {
                         let reply = CriReply::Exec { output: done.output, exit_code: done.exit_code };
                         return self.later(ctx, from, id, Ok(reply), done.after_ms);
@@ -1035,6 +1051,14 @@ fn forever(output: Output) -> Workload {
 }
 
 /// A running container of `image` with `env`, for tests of what runs in containers.
+/// containerd's answer to an ExecSync whose command outlived its timeout (CRI `execInternal`).
+pub fn exec_timeout_error(timeout_ms: u64) -> String {
+    let t = if timeout_ms.is_multiple_of(1000) { format!("{}s", timeout_ms / 1000) } else { format!("{timeout_ms}ms") };
+    format!(
+        "rpc error: code = DeadlineExceeded desc = failed to exec in container: timeout {t} exceeded: context deadline exceeded"
+    )
+}
+
 #[cfg(test)]
 pub(crate) fn test_container(image: &str, env: Env) -> Container {
     Container {

@@ -1,10 +1,11 @@
 //! The systemd units of a node, kubelet.service and containerd.service as a kubeadm node installs them
 //! (the pkgs.k8s.io kubelet package with kubeadm's `10-kubeadm.conf` drop-in; containerd's own unit), and
-//! the lines systemd 249 (Ubuntu 22.04) writes to a unit's journal when it starts it, stops it or its
+//! the lines systemd 255 (Ubuntu 24.04, see [`super::os`]) writes to a unit's journal when it starts it, stops it or its
 //! process dies. `systemctl` prints from here; the cluster writes the lines whenever a unit's process starts
 //! or stops, whoever asked for it.
 
 use super::journal::Journal;
+use super::os;
 use crate::sim::SimTime;
 
 /// One systemd service.
@@ -13,6 +14,7 @@ pub struct Unit {
     /// The component name on the node (`kubelet` in `node01/kubelet`).
     pub name: &'static str,
     pub description: &'static str,
+    /// The unit file's name in [`os::UNIT_DIR`].
     pub unit_file: &'static str,
     /// Drop-in directory and file.
     pub drop_in: Option<(&'static str, &'static str)>,
@@ -30,7 +32,7 @@ pub struct Unit {
 pub const KUBELET: Unit = Unit {
     name: "kubelet",
     description: "kubelet: The Kubernetes Node Agent",
-    unit_file: "/lib/systemd/system/kubelet.service",
+    unit_file: "kubelet.service",
     drop_in: Some(("/usr/lib/systemd/system/kubelet.service.d", "10-kubeadm.conf")),
     docs: "https://kubernetes.io/docs/",
     exec_start:
@@ -46,7 +48,7 @@ pub const KUBELET: Unit = Unit {
 pub const CONTAINERD: Unit = Unit {
     name: "containerd",
     description: "containerd container runtime",
-    unit_file: "/lib/systemd/system/containerd.service",
+    unit_file: "containerd.service",
     drop_in: None,
     docs: "https://containerd.io",
     exec_start: "/usr/bin/containerd",
@@ -74,19 +76,30 @@ impl Unit {
         format!("{}.service", self.name)
     }
 
+    /// `/usr/lib/systemd/system/kubelet.service`.
+    pub fn unit_path(&self) -> String {
+        format!("{}/{}", os::UNIT_DIR, self.unit_file)
+    }
+
+    /// `kubelet.service - kubelet: The Kubernetes Node Agent`: how systemd names a unit in its status lines
+    /// (`StatusUnitFormat=combined`, the default since systemd 250).
+    pub fn status_name(&self) -> String {
+        format!("{} - {}", self.service(), self.description)
+    }
+
     /// systemd started the unit's process.
     pub fn log_started(&self, journal: &mut Journal, at: SimTime) {
         if self.notify {
-            journal.systemd(at, &format!("Starting {}...", self.description));
+            journal.systemd(at, &format!("Starting {}...", self.status_name()));
         }
-        journal.systemd(at, &format!("Started {}.", self.description));
+        journal.systemd(at, &format!("Started {}.", self.status_name()));
     }
 
     /// systemd stopped the unit (`systemctl stop`).
     pub fn log_stopped(&self, journal: &mut Journal, at: SimTime) {
-        journal.systemd(at, &format!("Stopping {}...", self.description));
+        journal.systemd(at, &format!("Stopping {}...", self.status_name()));
         journal.systemd(at, &format!("{}: Deactivated successfully.", self.service()));
-        journal.systemd(at, &format!("Stopped {}.", self.description));
+        journal.systemd(at, &format!("Stopped {}.", self.status_name()));
     }
 
     /// The unit's process was killed; systemd schedules its restart (`Restart=always`).
@@ -95,7 +108,7 @@ impl Unit {
         journal.systemd(at, &format!("{service}: Main process exited, code=killed, status=9/KILL"));
         journal.systemd(at, &format!("{service}: Failed with result 'signal'."));
         journal.systemd(at, &format!("{service}: Scheduled restart job, restart counter is at {restarts}."));
-        journal.systemd(at, &format!("Stopped {}.", self.description));
+        journal.systemd(at, &format!("Stopped {}.", self.status_name()));
     }
 }
 
@@ -119,11 +132,11 @@ mod tests {
         assert_eq!(
             lines,
             vec![
-                "Sep 01 00:00:00 n systemd[1]: Stopping containerd container runtime...",
+                "Sep 01 00:00:00 n systemd[1]: Stopping containerd.service - containerd container runtime...",
                 "Sep 01 00:00:00 n systemd[1]: containerd.service: Deactivated successfully.",
-                "Sep 01 00:00:00 n systemd[1]: Stopped containerd container runtime.",
-                "Sep 01 00:00:01 n systemd[1]: Starting containerd container runtime...",
-                "Sep 01 00:00:01 n systemd[1]: Started containerd container runtime.",
+                "Sep 01 00:00:00 n systemd[1]: Stopped containerd.service - containerd container runtime.",
+                "Sep 01 00:00:01 n systemd[1]: Starting containerd.service - containerd container runtime...",
+                "Sep 01 00:00:01 n systemd[1]: Started containerd.service - containerd container runtime.",
             ]
         );
     }

@@ -79,6 +79,9 @@ pub struct Decision {
     pub preemption: Option<PreemptionRecord>,
     /// The FailedScheduling message when no node was chosen.
     pub message: Option<String>,
+    /// What VolumeBinding's PreBind wrote for claims waiting for their first consumer (`default/data →
+    /// local-1`, `default/data: provisioned on node02`); the pod is bound once they are all Bound.
+    pub prebind: Vec<String>,
 }
 
 impl Decision {

@@ -3,7 +3,9 @@
 //! StatefulSets, PodDisruptionBudgets). It keeps a cache of every node's pods, takes pods from its queue by
 //! priority, runs the default profile's plugins (percentageOfNodesToScore of the nodes), binds the pod to
 //! the best node through the `pods/binding` subresource, and when no node fits, preempts lower-priority pods
-//! or reports why. Writes: bindings, pod status (`PodScheduled=False` with the FitError message,
+//! or reports why. A pod whose claims wait for their first consumer is bound only after VolumeBinding's
+//! PreBind has bound them on the chosen node ([`volume_prebind`]). Writes: bindings, volumes' `claimRef`,
+//! claims' `volume.kubernetes.io/selected-node`, pod status (`PodScheduled=False` with the FitError message,
 //! `nominatedNodeName`, the victims' `DisruptionTarget` condition), victim deletions, and the
 //! `Scheduled`/`FailedScheduling`/`Preempted` events. Counterpart: `cmd/kube-scheduler`, `pkg/scheduler`
 //! (scheduler.go, schedule_one.go, eventhandlers.go).
@@ -19,6 +21,7 @@ pub mod plugins;
 pub mod podinfo;
 pub mod preemption;
 pub mod queue;
+pub mod volume_prebind;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
@@ -61,6 +64,8 @@ const PDBS: usize = 9;
 /// Timer tokens from here on: take the next pod from the queue (the token carries the arming's number, so
 /// a timer superseded by an earlier one is ignored).
 const TIMER_SCHEDULE: u64 = 1;
+/// Timer tokens from here on: a PreBind's bind timeout (the token carries the wait's number).
+const TIMER_PREBIND: u64 = 1 << 40;
 
 /// Plugins an assigned pod's arrival (or label change) may help.
 const POD_ADDED_HELPS: [&str; 2] = ["InterPodAffinity", "PodTopologySpread"];
@@ -94,12 +99,37 @@ pub struct Scheduler {
     /// Calls in flight: tag → what they were for.
     calls: BTreeMap<u64, Call>,
     next_tag: u64,
+    /// Pods assumed on a node whose claims PreBind is binding: pod key → the wait.
+    prebinding: BTreeMap<String, PreBinding>,
+    /// Claim key → the pod whose PreBind waits for it.
+    claim_waiters: BTreeMap<String, String>,
+    /// Volumes PreBind promised to a waiting pod (no other pod may pick them meanwhile).
+    taken: BTreeSet<String>,
+    prebinds: u64,
+}
+
+/// One pod's PreBind: the writes still unanswered, and the claims that must be Bound before the binding.
+#[derive(Debug, Clone)]
+struct PreBinding {
+    pod: Arc<PodInfo>,
+    node: Arc<str>,
+    claims: Vec<String>,
+    volumes: Vec<String>,
+    unanswered: usize,
+    number: u64,
 }
 
 /// Why the scheduler made a call.
 #[derive(Debug, Clone)]
 enum Call {
-    Bind { pod: Arc<PodInfo>, node: Arc<str> },
+    Bind {
+        pod: Arc<PodInfo>,
+        node: Arc<str>,
+    },
+    /// A PreBind write (a volume's claimRef or a claim's selected node) for the pod with this key.
+    PreBind {
+        pod: String,
+    },
     Other,
 }
 
@@ -171,6 +201,10 @@ impl Scheduler {
             arms: 0,
             calls: BTreeMap::new(),
             next_tag: 1,
+            prebinding: BTreeMap::new(),
+            claim_waiters: BTreeMap::new(),
+            taken: BTreeSet::new(),
+            prebinds: 0,
         }
     }
 
@@ -182,6 +216,9 @@ impl Scheduler {
         self.nominator.clear();
         self.services.clear();
         self.calls.clear();
+        self.prebinding.clear();
+        self.claim_waiters.clear();
+        self.taken.clear();
         self.armed = None;
         self.conn.start(ctx);
     }
@@ -222,7 +259,19 @@ impl Scheduler {
                         self.on_node_change(ctx, c);
                     }
                 }
-                Incoming::Changes { informer: PVCS | PVS | CLASSES, .. } => {
+                Incoming::Changes { informer: PVCS, changes } => {
+                    self.queue.on_event(&["VolumeBinding"], ctx.now);
+                    for c in changes {
+                        let key = match &c {
+                            Change::Added(o) | Change::Modified { new: o, .. } | Change::Deleted(o) => o.ns_name(),
+                            Change::Resynced => continue,
+                        };
+                        if let Some(pod) = self.claim_waiters.get(&key).cloned() {
+                            self.prebind_progress(ctx, &pod);
+                        }
+                    }
+                }
+                Incoming::Changes { informer: PVS | CLASSES, .. } => {
                     self.queue.on_event(&["VolumeBinding"], ctx.now);
                 }
                 Incoming::Changes { informer: NAMESPACES, changes } => {
@@ -243,7 +292,20 @@ impl Scheduler {
     }
 
     fn on_answer(&mut self, ctx: &mut Ctx, tag: u64, result: Result<ApiResponse, crate::client::ClientError>) {
-        let Some(Call::Bind { pod, node }) = self.calls.remove(&tag) else { return };
+        let call = self.calls.remove(&tag);
+        if let Some(Call::PreBind { pod }) = call {
+            match result {
+                Ok(ApiResponse::Object(_)) => {
+                    if let Some(p) = self.prebinding.get_mut(&pod) {
+                        p.unanswered = p.unanswered.saturating_sub(1);
+                    }
+                    self.prebind_progress(ctx, &pod);
+                }
+                other => self.prebind_failed(ctx, &pod, &api_error(other)),
+            }
+            return;
+        }
+        let Some(Call::Bind { pod, node }) = call else { return };
         match result {
             Ok(ApiResponse::Object(_)) => {
                 self.stats.bound += 1;
@@ -254,12 +316,7 @@ impl Scheduler {
                 // The binding failed: forget the assumption, free what it held, retry after a backoff.
                 self.cache.forget(&pod.key);
                 self.queue.on_event(&POD_GONE_HELPS, ctx.now);
-                let error = match other {
-                    Ok(ApiResponse::Error(status)) => status.message.clone(),
-                    Err(crate::client::ClientError::ConnectionRefused) => "connect: connection refused".to_string(),
-                    Err(crate::client::ClientError::ConnectionReset) => "connection reset by peer".to_string(),
-                    Ok(_) => "unexpected answer".to_string(),
-                };
+                let error = api_error(other);
                 let message = format!("binding rejected: running Bind plugin \"DefaultBinder\": {error}");
                 let current = self.conn.informer(PODS).get(&pod.key).cloned();
                 let still_pending = current.as_deref().and_then(pod_of).is_some_and(needs_scheduling);
@@ -273,6 +330,14 @@ impl Scheduler {
 
     pub fn on_timer(&mut self, ctx: &mut Ctx, token: u64) {
         if self.conn.on_timer(ctx, token) {
+            return;
+        }
+        if token >= TIMER_PREBIND {
+            let number = token - TIMER_PREBIND;
+            let timed_out = self.prebinding.iter().find(|(_, p)| p.number == number).map(|(k, _)| k.clone());
+            if let Some(pod) = timed_out {
+                self.prebind_failed(ctx, &pod, "binding volumes: context deadline exceeded");
+            }
             return;
         }
         let current = self.armed.is_some_and(|(_, n)| token == TIMER_SCHEDULE + n);
@@ -465,7 +530,7 @@ impl Scheduler {
             Attempt::Chosen(node) => {
                 self.cache.assume(info.clone(), &node);
                 self.nominator.remove(&key);
-                self.bind(ctx, info, node);
+                self.prebind(ctx, info, node, &mut d);
             }
             Attempt::NoNodes => {
                 let message = "no nodes available to schedule pods".to_string();
@@ -533,6 +598,98 @@ impl Scheduler {
         self.next_tag += 1;
         self.calls.insert(tag, call);
         tag
+    }
+
+    /// VolumeBinding's PreBind, then the binding: claims waiting for their first consumer get their volume
+    /// (or their selected node) first, and the pod is bound once they are all Bound.
+    fn prebind(&mut self, ctx: &mut Ctx, info: Arc<PodInfo>, node: Arc<str>, d: &mut Decision) {
+        let l = listers(&self.conn, &self.services);
+        let state = match plugins::volumes::prefilter(&info, &l) {
+            Ok(Some(state)) if !state.delayed.is_empty() => state,
+            _ => return self.bind(ctx, info, node),
+        };
+        let Some(node_info) = self.cache.node(&node) else { return self.bind(ctx, info, node) };
+        let writes = match volume_prebind::plan(&state, node_info, &l, &self.taken) {
+            Ok(w) => w,
+            Err(e) => {
+                self.prebinding.insert(
+                    info.key.clone(),
+                    PreBinding {
+                        pod: info.clone(),
+                        node,
+                        claims: Vec::new(),
+                        volumes: Vec::new(),
+                        unanswered: 0,
+                        number: 0,
+                    },
+                );
+                return self.prebind_failed(ctx, &info.key, &format!("binding volumes: {e}"));
+            }
+        };
+        self.prebinds += 1;
+        let mut wait = PreBinding {
+            pod: info.clone(),
+            node: node.clone(),
+            claims: Vec::new(),
+            volumes: Vec::new(),
+            unanswered: writes.len(),
+            number: self.prebinds,
+        };
+        for (claim, write) in writes {
+            d.prebind.push(write.describe(&claim, &node));
+            if let volume_prebind::Write::Volume(pv) = &write {
+                let name = pv.metadata.name.clone().unwrap_or_default();
+                self.taken.insert(name.clone());
+                wait.volumes.push(name);
+            }
+            self.claim_waiters.insert(claim.clone(), info.key.clone());
+            wait.claims.push(claim);
+            let obj = write.object();
+            let req = ApiRequest::new(Credentials::Anonymous, Verb::Update, obj.info())
+                .namespace(obj.namespace())
+                .name(obj.name())
+                .body(obj);
+            let tag = self.tag(Call::PreBind { pod: info.key.clone() });
+            self.conn.call(ctx, req, tag);
+        }
+        ctx.timer(volume_prebind::BIND_TIMEOUT_MS, TIMER_PREBIND + self.prebinds);
+        self.prebinding.insert(info.key.clone(), wait);
+    }
+
+    /// Binds the pod once its PreBind writes are answered and its claims Bound.
+    fn prebind_progress(&mut self, ctx: &mut Ctx, pod: &str) {
+        let Some(p) = self.prebinding.get(pod) else { return };
+        let l = listers(&self.conn, &self.services);
+        if p.unanswered > 0 || !volume_prebind::all_bound(&p.claims, &l) {
+            return;
+        }
+        let Some(p) = self.end_prebind(pod) else { return };
+        self.bind(ctx, p.pod, p.node);
+    }
+
+    /// Drops a PreBind's bookkeeping.
+    fn end_prebind(&mut self, pod: &str) -> Option<PreBinding> {
+        let p = self.prebinding.remove(pod)?;
+        for c in &p.claims {
+            self.claim_waiters.remove(c);
+        }
+        for v in &p.volumes {
+            self.taken.remove(v);
+        }
+        Some(p)
+    }
+
+    /// PreBind failed: the pod is forgotten on its node and tried again after a backoff.
+    fn prebind_failed(&mut self, ctx: &mut Ctx, pod: &str, error: &str) {
+        let Some(p) = self.end_prebind(pod) else { return };
+        self.cache.forget(&p.pod.key);
+        self.queue.on_event(&POD_GONE_HELPS, ctx.now);
+        let current = self.conn.informer(PODS).get(&p.pod.key).cloned();
+        if current.as_deref().and_then(pod_of).is_some_and(needs_scheduling) {
+            self.queue.backoff(p.pod.key.clone(), p.pod.priority, ctx.now);
+        }
+        let message = format!("running PreBind plugin \"VolumeBinding\": {error}");
+        self.record(ctx, &p.pod.obj, "Warning", "FailedScheduling", &truncate_message(&message));
     }
 
     fn bind(&mut self, ctx: &mut Ctx, info: Arc<PodInfo>, node: Arc<str>) {
@@ -640,6 +797,16 @@ impl Scheduler {
             .body(event);
         let tag = self.tag(Call::Other);
         self.conn.call(ctx, req, tag);
+    }
+}
+
+/// An API call's failure as the scheduler reports it.
+fn api_error(result: Result<ApiResponse, crate::client::ClientError>) -> String {
+    match result {
+        Ok(ApiResponse::Error(status)) => status.message.clone(),
+        Err(crate::client::ClientError::ConnectionRefused) => "connect: connection refused".to_string(),
+        Err(crate::client::ClientError::ConnectionReset) => "connection reset by peer".to_string(),
+        Ok(_) => "unexpected answer".to_string(),
     }
 }
 

@@ -20,7 +20,7 @@
 
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use crate::api::api::core::v1::{Container as ApiContainer, Probe};
+use crate::api::api::core::v1::{Container as ApiContainer, Pod, Probe};
 use crate::node::listeners::{listeners, Body, Listener, Service};
 use crate::node::runtime::{Container, ContainerState, CriCall, CriReply};
 use crate::sim::{Ctx, SimTime};
@@ -162,22 +162,44 @@ pub(super) struct Kill {
     pub grace_s: i64,
 }
 
-/// The port a probe names: a number, or the name of one of the container's ports.
+/// The port a probe names, as the kubelet resolves it (`probe.ResolveContainerPort`): a number, or the
+/// name of one of the container's ports, or else a number written as a string; then it must be in 1–65535.
+/// The errors are Go's (`strconv.Atoi: parsing "x": invalid syntax`, `invalid port number: 0`).
 fn port_of(port: &IntOrString, c: &ApiContainer) -> Result<u16, String> {
-    match port {
-        IntOrString::Int(n) => u16::try_from(*n).map_err(|_| format!("invalid port number: {n}")),
+    let n: i64 = match port {
+        IntOrString::Int(n) => i64::from(*n),
         IntOrString::String(name) => {
-            if let Ok(n) = name.parse::<u16>() {
-                return Ok(n);
+            match c.ports.iter().flatten().find(|p| p.name.as_deref() == Some(name.as_str())) {
+                Some(p) => i64::from(p.container_port),
+                None => go_atoi(name)?,
             }
-            c.ports
-                .iter()
-                .flatten()
-                .find(|p| p.name.as_deref() == Some(name.as_str()))
-                .and_then(|p| u16::try_from(p.container_port).ok())
-                .ok_or_else(|| format!("couldn't find port: {name} in {}", c.name))
         }
+    };
+    u16::try_from(n).ok().filter(|p| *p > 0).ok_or_else(|| format!("invalid port number: {n}"))
+}
+
+/// Go's `strconv.Atoi` on a 64-bit machine, with its error text.
+fn go_atoi(s: &str) -> Result<i64, String> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("strconv.Atoi: parsing {s:?}: invalid syntax"));
     }
+    s.parse::<i64>().map_err(|_| format!("strconv.Atoi: parsing {s:?}: value out of range"))
+}
+
+/// The `Killing` message for a container that failed its liveness or startup probe (kuberuntime's
+/// `computePodActions`; a sidecar's from `computeInitContainerActions`): ", will be restarted" unless the
+/// pod's restartPolicy is Never.
+pub(super) fn kill_message(pod: &Pod, name: &str, kind: ProbeKind) -> String {
+    let which = kind.title().to_lowercase();
+    let spec = pod.spec.as_ref();
+    let sidecar = spec.and_then(|s| s.init_containers.as_ref()).is_some_and(|cs| cs.iter().any(|c| c.name == name));
+    if sidecar {
+        return format!("Init container {name} failed {which} probe");
+    }
+    let never = spec.and_then(|s| s.restart_policy.as_deref()) == Some("Never");
+    let restart = if never { "" } else { ", will be restarted" };
+    format!("Container {name} failed {which} probe{restart}")
 }
 
 /// The HTTP status a listener answers `path` with.
@@ -351,7 +373,7 @@ impl Kubelet {
                 timeout_ms: timing.timeout_ms,
                 cmd: cmd.clone(),
             };
-            let exec = CriCall::ExecSync { id: t.cid, cmd, stdin: None, tty: false };
+            let exec = CriCall::ExecSync { id: t.cid, cmd, stdin: None, tty: false, timeout_ms: timing.timeout_ms };
             self.cri(ctx, exec, CriOp::Probe(Box::new(call)));
             return;
         }
@@ -383,13 +405,17 @@ impl Kubelet {
     /// containerd answered an exec probe.
     pub(super) fn on_probe_reply(&mut self, ctx: &mut Ctx, call: ProbeCall, result: Result<CriReply, String>) {
         let outcome = match result {
+            // containerd's DeadlineExceeded is the kubelet's TimeoutError (`command %q timed out`), which the exec
+            // prober turns into a failure with that text as the output.
+            Err(e) if e.contains("code = DeadlineExceeded") => {
+                Outcome::Failure(format!("command {} timed out", journal_quote(&call.cmd.join(" "))))
+            }
             _ if ctx.now.since(call.sent) > call.timeout_ms => {
-                Outcome::Failure(format!("command {:?} timed out", call.cmd.join(" ")))
+                Outcome::Failure(format!("command {} timed out", journal_quote(&call.cmd.join(" "))))
             }
             Ok(CriReply::Exec { exit_code: 0, .. }) => Outcome::Success,
-            Ok(CriReply::Exec { output, .. }) => {
-                Outcome::Failure(output.iter().map(|(_, t)| t.as_str()).collect::<String>().trim_end().to_string())
-            }
+            // The output as the command wrote it, trailing newline included (the exec prober keeps it).
+            Ok(CriReply::Exec { output, .. }) => Outcome::Failure(output.iter().map(|(_, t)| t.as_str()).collect()),
             Ok(_) => Outcome::Error("unexpected reply to ExecSync".into()),
             Err(e) => Outcome::Error(e),
         };
@@ -422,7 +448,11 @@ impl Kubelet {
             return;
         }
         state.in_flight = None;
-        let flipped = state.observe(outcome == Outcome::Success, &timing);
+        // A probe that errored (it could not even run) is thrown away: it counts toward no threshold.
+        let flipped = match &outcome {
+            Outcome::Error(_) => None,
+            _ => state.observe(outcome == Outcome::Success, &timing),
+        };
         let (message, output) = match &outcome {
             Outcome::Success => (None, String::new()),
             Outcome::Failure(out) => (Some(format!("{} probe failed: {out}", kind.title())), out.clone()),
@@ -450,15 +480,9 @@ impl Kubelet {
         self.log(ctx.now, 'I', "kubelet.go:2542", &msg);
         match (kind, now) {
             (ProbeKind::Liveness | ProbeKind::Startup, false) => {
-                let which = kind.title().to_lowercase();
-                let kill = Kill {
-                    container: name.to_string(),
-                    cid: cid.to_string(),
-                    message: format!("Container {name} failed {which} probe, will be restarted"),
-                    grace_s: grace,
-                };
                 if let Some(w) = self.workers.get_mut(uid) {
-                    w.kill = Some(kill);
+                    let message = kill_message(&w.pod, name, kind);
+                    w.kill = Some(Kill { container: name.to_string(), cid: cid.to_string(), message, grace_s: grace });
                 }
                 self.sync(ctx, uid);
             }
@@ -551,5 +575,45 @@ mod tests {
             network_probe(&probe(json!({"tcpSocket": {"port": "nope"}})), &c, ip, &open, false),
             Outcome::Error(_)
         ));
+    }
+
+    #[test]
+    fn probe_ports_resolve_as_the_kubelet_resolves_them() {
+        let c = container(json!({"name": "web", "image": "nginx", "ports": [{"name": "http", "containerPort": 8080}]}));
+        let int = |n: i32| port_of(&IntOrString::Int(n), &c);
+        let named = |s: &str| port_of(&IntOrString::String(s.into()), &c);
+        assert_eq!(int(80), Ok(80));
+        assert_eq!(named("http"), Ok(8080));
+        assert_eq!(named("8081"), Ok(8081));
+        assert_eq!(int(0), Err("invalid port number: 0".into()));
+        assert_eq!(int(70000), Err("invalid port number: 70000".into()));
+        assert_eq!(named("nope"), Err("strconv.Atoi: parsing \"nope\": invalid syntax".into()));
+        assert_eq!(
+            named("99999999999999999999"),
+            Err("strconv.Atoi: parsing \"99999999999999999999\": value out of range".into())
+        );
+    }
+
+    #[test]
+    fn the_kill_message_says_whether_the_container_comes_back() {
+        let pod = |policy: &str| -> Pod {
+            serde_json::from_value(json!({"spec": {"restartPolicy": policy,
+                "initContainers": [{"name": "proxy", "restartPolicy": "Always"}],
+                "containers": [{"name": "app"}]}}))
+            .unwrap_or_default()
+        };
+        assert_eq!(
+            kill_message(&pod("Always"), "app", ProbeKind::Liveness),
+            "Container app failed liveness probe, will be restarted"
+        );
+        assert_eq!(
+            kill_message(&pod("OnFailure"), "app", ProbeKind::Startup),
+            "Container app failed startup probe, will be restarted"
+        );
+        assert_eq!(kill_message(&pod("Never"), "app", ProbeKind::Liveness), "Container app failed liveness probe");
+        assert_eq!(
+            kill_message(&pod("Never"), "proxy", ProbeKind::Liveness),
+            "Init container proxy failed liveness probe"
+        );
     }
 }

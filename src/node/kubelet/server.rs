@@ -226,7 +226,7 @@ impl Kubelet {
                 self.container_logs(ctx, (from, id), &format!("{namespace}/{pod}"), &pod, &container, options)
             }
             KubeletCall::Exec { namespace, pod, container, command, stdin, tty } => {
-                let call = CriCall::ExecSync { id: String::new(), cmd: command, stdin, tty };
+                let call = CriCall::ExecSync { id: String::new(), cmd: command, stdin, tty, timeout_ms: 0 };
                 self.exec(ctx, (from, id), &format!("{namespace}/{pod}"), &container, call)
             }
             KubeletCall::ResourceMetrics => Some(KubeletReply::Metrics(Box::new(self.resource_metrics(ctx.now)))),
@@ -322,7 +322,7 @@ impl Kubelet {
         }
         let CriCall::ExecSync { cmd, stdin, tty, .. } = call else { return None };
         let served = Served { from, id, what: Waiting::Exec };
-        self.cri(ctx, CriCall::ExecSync { id: cid, cmd, stdin, tty }, CriOp::Serve(Box::new(served)));
+        self.cri(ctx, CriCall::ExecSync { id: cid, cmd, stdin, tty, timeout_ms: 0 }, CriOp::Serve(Box::new(served)));
         None
     }
 

@@ -91,7 +91,7 @@ mod tests {
     #[test]
     fn a_units_journal_prints_in_order_and_n_keeps_the_last_lines() {
         let mut node = FakeNode::new("node01");
-        node.kubelet_journal.systemd(SimTime(0), "Started kubelet: The Kubernetes Node Agent.");
+        node.kubelet_journal.systemd(SimTime(0), "Started kubelet.service - kubelet: The Kubernetes Node Agent.");
         node.kubelet_journal.set_pid(900);
         node.kubelet_journal.klog(
             SimTime(1_000),
@@ -100,11 +100,16 @@ mod tests {
             "\"SyncLoop ADD\" source=\"api\" pods=[\"default/web\"]",
         );
         node.containerd_journal.set_pid(800);
-        node.containerd_journal.logrus(SimTime(500), "info", "starting containerd", "version=1.7.27");
+        node.containerd_journal.logrus(
+            SimTime(500),
+            "info",
+            "starting containerd",
+            "revision=05044ec0a9a75232cad458027ca83437aae3f4da version=1.7.27",
+        );
         let r = run_line(&mut node, "journalctl -u kubelet --no-pager");
         assert_eq!(
             r.stdout,
-            "Sep 01 00:00:00 node01 systemd[1]: Started kubelet: The Kubernetes Node Agent.\n\
+            "Sep 01 00:00:00 node01 systemd[1]: Started kubelet.service - kubelet: The Kubernetes Node Agent.\n\
              Sep 01 00:00:01 node01 kubelet[900]: I0901 00:00:01.000000     900 kubelet.go:2452] \"SyncLoop ADD\" source=\"api\" pods=[\"default/web\"]\n"
         );
         let r = run_line(&mut node, "journalctl -u kubelet -n 1");

@@ -6,7 +6,7 @@
 //! apiserver is down and fails as crictl does while containerd is stopped).
 //!
 //! Programs: `systemctl`, `journalctl`, `crictl`, `ls`, `cat`, `mv`, `cp`, `rm`, `grep`, `head`, `tail`,
-//! `wc`, `echo`, `hostname`, and — through [`Node::process`], as the cluster runs them — `kubectl`,
+//! `wc`, `echo`, `hostname`, `uname`, and — through [`Node::process`], as the cluster runs them — `kubectl`,
 //! `etcdctl`, `etcdutl`, `iptables-save` and `curl`. Anything else is `bash: <name>: command not found`
 //! (exit 127).
 
@@ -25,6 +25,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use super::journal::Journal;
+use super::os;
 use super::runtime::Containerd;
 use super::units::Unit;
 use crate::cluster::NodeFs;
@@ -212,6 +213,13 @@ fn run_command(node: &mut dyn Node, words: &[String], stdin: Option<&str>, tty: 
         "wc" => text::wc(args, stdin),
         "echo" => Outcome::ok(format!("{}\n", args.join(" "))),
         "hostname" => Outcome::ok(format!("{}\n", node.name())),
+        "uname" => match os::uname(args, node.name(), os::Uname::Coreutils) {
+            Ok(text) => Outcome::ok(text),
+            Err(bad) => Outcome::fail(
+                format!("uname: unrecognized option '{bad}'\nTry 'uname --help' for more information.\n"),
+                1,
+            ),
+        },
         "true" => Outcome::ok(""),
         "false" => Outcome::fail("", 1),
         // kubectl, etcdctl, etcdutl, and kube-proxy's view of the node (`iptables-save`, `curl`).

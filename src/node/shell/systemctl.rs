@@ -1,5 +1,5 @@
 //! `systemctl status|stop|start|restart|is-active|is-enabled|enable|daemon-reload UNIT…` for the node's
-//! units (kubelet, containerd), printed as systemd 249 prints them. `stop` and `start` really stop and
+//! units (kubelet, containerd), printed as systemd 255 prints them. `stop` and `start` really stop and
 //! start the node's component; the control-plane components are static pods, not units, so
 //! `systemctl status kube-apiserver` finds nothing, as on a kubeadm node.
 
@@ -131,8 +131,8 @@ fn unit_status(node: &dyn Node, unit: Unit, state: super::UnitState) -> String {
     } else {
         ("○", "inactive (dead)".to_string())
     };
-    let mut s = format!("{dot} {} - {}\n", unit.service(), unit.description);
-    s.push_str(&format!("     Loaded: loaded ({}; enabled; vendor preset: enabled)\n", unit.unit_file));
+    let mut s = format!("{dot} {}\n", unit.status_name());
+    s.push_str(&format!("     Loaded: loaded ({}; enabled; preset: enabled)\n", unit.unit_path()));
     if let Some((dir, file)) = unit.drop_in {
         s.push_str(&format!("    Drop-In: {dir}\n             └─{file}\n"));
     }
@@ -180,7 +180,7 @@ fn timestamp(t: SimTime) -> String {
     )
 }
 
-/// systemd's `format_timestamp_relative` (v249): `5min ago`, `4min 0s ago`, `1h 2min ago`.
+/// systemd's `format_timestamp_relative` (v255): `5min ago`, `4min 0s ago`, `1h 2min ago`.
 pub fn relative(now: SimTime, then: SimTime) -> String {
     let d = now.since(then);
     const S: u64 = 1_000;
@@ -241,21 +241,18 @@ mod tests {
     fn status_shows_the_unit_its_state_and_the_journal_tail() {
         let mut node = FakeNode::new("node01");
         node.now = SimTime(300_000);
-        node.kubelet_journal.systemd(SimTime(0), "Started kubelet: The Kubernetes Node Agent.");
+        node.kubelet_journal.systemd(SimTime(0), "Started kubelet.service - kubelet: The Kubernetes Node Agent.");
         let r = run_line(&mut node, "systemctl status kubelet");
         assert_eq!(r.exit, 0);
         let lines: Vec<&str> = r.stdout.lines().collect();
         assert_eq!(lines[0], "● kubelet.service - kubelet: The Kubernetes Node Agent");
-        assert_eq!(
-            lines[1],
-            "     Loaded: loaded (/lib/systemd/system/kubelet.service; enabled; vendor preset: enabled)"
-        );
+        assert_eq!(lines[1], "     Loaded: loaded (/usr/lib/systemd/system/kubelet.service; enabled; preset: enabled)");
         assert_eq!(lines[2], "    Drop-In: /usr/lib/systemd/system/kubelet.service.d");
         assert_eq!(lines[3], "             └─10-kubeadm.conf");
         assert_eq!(lines[4], "     Active: active (running) since Mon 2025-09-01 00:00:00 UTC; 5min ago");
-        assert!(r
-            .stdout
-            .ends_with("\nSep 01 00:00:00 node01 systemd[1]: Started kubelet: The Kubernetes Node Agent.\n"));
+        assert!(r.stdout.ends_with(
+            "\nSep 01 00:00:00 node01 systemd[1]: Started kubelet.service - kubelet: The Kubernetes Node Agent.\n"
+        ));
 
         let r = run_line(&mut node, "systemctl stop kubelet");
         assert_eq!((r.stdout.as_str(), r.exit), ("", 0));

@@ -1,7 +1,7 @@
 //! VolumeBinding, the basic part: every claim a pod mounts must exist; a claim not bound yet is fine only
 //! with a `WaitForFirstConsumer` class, on nodes where an available volume matches it (or where the class
 //! can provision one); a bound claim's volume must exist and its node affinity must match the node.
-//! Binding claims to volumes at bind time is left to a PersistentVolume controller.
+//! Binding those claims at bind time is [`super::super::volume_prebind`].
 //! Counterpart: `pkg/scheduler/framework/plugins/volumebinding` (volume_binding.go, binder.go).
 
 use std::collections::BTreeMap;
@@ -106,7 +106,7 @@ pub fn prefilter(pod: &PodInfo, listers: &Listers) -> Result<Option<VolumeState>
     Ok(any.then_some(state))
 }
 
-fn node_affinity_ok(pv: &PersistentVolume, node: &NodeInfo) -> bool {
+pub fn node_affinity_ok(pv: &PersistentVolume, node: &NodeInfo) -> bool {
     let empty = BTreeMap::new();
     let labels = node.labels().unwrap_or(&empty);
     let required = pv.spec.as_ref().and_then(|s| s.node_affinity.as_ref()).and_then(|a| a.required.as_ref());
