@@ -20,6 +20,9 @@ const USAGE: &str = "usage:
   kubeglass bench scheduling [--nodes N] [--pods N] [--workers N]
                                  scheduling throughput: N pending pods created through the apiserver on a cluster
                                  of N nodes (default 5,000 and 10,000), timed until a watching client sees all bound
+  kubeglass bench deployment [--nodes N] [--replicas N]
+                                 one Deployment of N replicas (default 150,000 on 5,000 nodes) created with kubectl
+                                 and run until all are available: wall time, simulated time, peak memory
   kubeglass bench replay FILE    replay a scenario as the web app replays a share link, timed: the engine's speed
                                  in simulated seconds per wall second (scripts/measure-web.mjs compares the page)";
 
@@ -34,6 +37,7 @@ fn main() -> ExitCode {
         ["decode", link] => decode(link),
         ["bench", "scheduling", rest @ ..] => bench_scheduling(rest),
         ["bench", "replay", file] => bench_replay(file),
+        ["bench", "deployment", rest @ ..] => bench_deployment(rest),
         ["bench", rest @ ..] => bench(rest),
         ["--version"] | ["version"] => {
             println!("kubeglass {}", env!("CARGO_PKG_VERSION"));
@@ -227,7 +231,7 @@ fn bench_args(words: &[&str]) -> Result<BenchArgs, String> {
         let n: usize = value.replace('_', "").parse().map_err(|_| format!("{flag}: {value:?} is not a number"))?;
         match flag {
             "--nodes" => a.nodes = n.min(scenario::file::MAX_NODES),
-            "--pods" => a.pods = n,
+            "--pods" | "--replicas" => a.pods = n,
             "--creates" => a.creates = n,
             "--workers" => a.workers = n.max(1),
             "--watchers" => a.watchers = n,
@@ -305,6 +309,61 @@ fn bench_scheduling(words: &[&str]) -> ExitCode {
 /// page, and prints the simulated time it covered, the wall time it took and their ratio.
 // The CLI may time what it runs; the engine it drives never reads the wall clock.
 #[allow(clippy::disallowed_methods)]
+/// `kubeglass bench deployment`: issue 3's "one Deployment of 150,000 pods on 5,000 nodes until all are
+/// Running", through kubectl, the controllers, the scheduler and every kubelet.
+// The CLI may time what it runs; the engine it drives never reads the wall clock.
+#[allow(clippy::disallowed_methods)]
+fn bench_deployment(words: &[&str]) -> ExitCode {
+    use kubeglass::api::{Kind, Object};
+    use kubeglass::workload;
+    use std::time::Instant;
+    let mut a = match bench_args(words) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    if !words.iter().any(|w| w.starts_with("--replicas")) {
+        a.pods = 150_000;
+    }
+    let started = Instant::now();
+    let mut cluster = Cluster::new(workload::cluster_config(a.nodes), 1);
+    cluster.advance_ms(5_000);
+    println!("cluster: {} worker nodes built and settled in {:.2?}", a.nodes, started.elapsed());
+    let available = |c: &Cluster| {
+        c.apiserver()
+            .and_then(|s| s.cache().get(Kind::Deployment, Some("default"), "big"))
+            .and_then(|o| match o.as_ref() {
+                Object::Deployment(d) => d.status.as_ref().and_then(|s| s.available_replicas),
+                _ => None,
+            })
+            .unwrap_or(0) as usize
+    };
+    let started = Instant::now();
+    let start_ms = cluster.now().ms();
+    let line = format!("create deployment big --image=nginx:1.27 --replicas={}", a.pods);
+    let r = cluster.kubectl(&line, None, runner::COMMAND_LIMIT_MS);
+    print!("$ kubectl {line}\n{}", r.output);
+    // Up to a simulated hour, checking each simulated second.
+    while available(&cluster) < a.pods && cluster.now().ms() - start_ms < 3_600_000 {
+        cluster.advance_ms(1_000);
+    }
+    let done = available(&cluster);
+    println!(
+        "deployment: {done}/{} replicas available after {:.2?} wall, {} simulated",
+        a.pods,
+        started.elapsed(),
+        kubeglass::sim::time::go_duration(cluster.now().ms() - start_ms)
+    );
+    print_memory(&cluster);
+    if done == a.pods {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
 fn bench_replay(file: &str) -> ExitCode {
     use kubeglass::scenario::session::Session;
     use std::time::Instant;

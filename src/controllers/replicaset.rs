@@ -162,8 +162,11 @@ pub struct ReplicaSetController {
     next: u64,
     /// The cached pods by the uid of their controller (`namespace/name` keys), and the pods without one by
     /// namespace: a sync reads the pods it owns and the orphans it may adopt instead of every pod.
-    owned_pods: BTreeMap<String, BTreeSet<String>>,
-    orphan_pods: BTreeMap<String, BTreeSet<String>>,
+    owned_pods: BTreeMap<String, BTreeMap<String, Arc<Object>>>,
+    orphan_pods: BTreeMap<String, BTreeMap<String, Arc<Object>>>,
+    /// ReplicaSets whose sync a pod event asked for and that has not run yet: events that arrive meanwhile
+    /// join it, as the real controller's work queue holds each key once.
+    queued: BTreeSet<String>,
 }
 
 impl ReplicaSetController {
@@ -179,6 +182,13 @@ impl ReplicaSetController {
         cx.timer(after_ms, self.next);
     }
 
+    /// Queues a sync of `key` (at the current time, after what is already being delivered), once.
+    fn enqueue(&mut self, key: String, cx: &mut Cx) {
+        if self.queued.insert(key.clone()) {
+            self.requeue(&key, 0, cx);
+        }
+    }
+
     fn fail_backoff(&mut self, key: &str, cx: &mut Cx) {
         let b = self.backoff.entry(key.to_string()).or_insert(500);
         *b = (*b * 2).min(60_000);
@@ -187,18 +197,20 @@ impl ReplicaSetController {
         self.requeue(key, after, cx);
     }
 
-    /// Files `pod` under its controller's uid, or as an orphan of its namespace (`present`), or removes it.
-    fn index_pod(&mut self, pod: &Pod, present: bool) {
+    /// Files the cached pod `obj` under its controller's uid, or as an orphan of its namespace (`present`), or
+    /// removes it.
+    fn index_pod(&mut self, obj: &Arc<Object>, present: bool) {
+        let Object::Pod(pod) = obj.as_ref() else { return };
         let key = pod_key(pod);
         let (map, slot) = match controller_ref(&pod.metadata) {
             Some(r) => (&mut self.owned_pods, r.uid.clone()),
             None => (&mut self.orphan_pods, pod.metadata.namespace.clone().unwrap_or_default()),
         };
         if present {
-            map.entry(slot).or_default().insert(key);
-        } else if let Some(set) = map.get_mut(&slot) {
-            set.remove(&key);
-            if set.is_empty() {
+            map.entry(slot).or_default().insert(key, Arc::clone(obj));
+        } else if let Some(pods) = map.get_mut(&slot) {
+            pods.remove(&key);
+            if pods.is_empty() {
                 map.remove(&slot);
             }
         }
@@ -206,10 +218,16 @@ impl ReplicaSetController {
 
     /// The pods a sync of the ReplicaSet with `uid` in `ns` looks at: those it controls and the orphans of
     /// its namespace, in key order.
-    fn candidates(&self, uid: &str, ns: &str, cx: &Cx) -> Vec<Arc<Object>> {
-        let mut keys: BTreeSet<&String> = self.owned_pods.get(uid).into_iter().flatten().collect();
-        keys.extend(self.orphan_pods.get(ns).into_iter().flatten());
-        keys.into_iter().filter_map(|k| cx.get(Kind::Pod, k)).collect()
+    fn candidates(&self, uid: &str, ns: &str) -> Vec<Arc<Object>> {
+        let owned = self.owned_pods.get(uid);
+        match self.orphan_pods.get(ns) {
+            None => owned.into_iter().flat_map(|m| m.values().cloned()).collect(),
+            Some(orphans) => {
+                let mut all: BTreeMap<&String, &Arc<Object>> = owned.into_iter().flatten().collect();
+                all.extend(orphans.iter());
+                all.into_values().cloned().collect()
+            }
+        }
     }
 
     /// The ReplicaSets in the pod's namespace that control it or whose selector matches it.
@@ -270,7 +288,7 @@ impl ReplicaSetController {
 
         // Claim: own what is ours and matches, adopt matching orphans, release what stopped matching.
         let mut owned: Vec<Arc<Object>> = Vec::new();
-        for p in self.candidates(&uid, &ns, cx) {
+        for p in self.candidates(&uid, &ns) {
             let Object::Pod(pod) = p.as_ref() else { continue };
             let matches = selector.matches(pod.metadata.labels.as_ref());
             match controller_ref(&pod.metadata) {
@@ -449,13 +467,16 @@ impl Controller for ReplicaSetController {
         &[Kind::ReplicaSet, Kind::Pod]
     }
 
+    /// A restarted controller-manager starts from nothing: expectations, queue and timers lived in its memory.
+    fn on_start(&mut self) {
+        *self = ReplicaSetController::default();
+    }
+
     fn on_synced(&mut self, cx: &mut Cx) {
         self.owned_pods.clear();
         self.orphan_pods.clear();
         for p in cx.list(Kind::Pod) {
-            if let Object::Pod(pod) = p.as_ref() {
-                self.index_pod(pod, true);
-            }
+            self.index_pod(&p, true);
         }
         for rs in cx.list(Kind::ReplicaSet) {
             self.sync(&rs.ns_name(), cx);
@@ -468,31 +489,31 @@ impl Controller for ReplicaSetController {
                 self.sync(&o.ns_name(), cx)
             }
             (Kind::Pod, Change::Added(o)) => {
+                self.index_pod(o, true);
                 if let Object::Pod(p) = o.as_ref() {
-                    self.index_pod(p, true);
                     self.observe_pod(p, cx, true);
                     for key in Self::rs_keys_for_pod(p, cx) {
-                        self.sync(&key, cx);
+                        self.enqueue(key, cx);
                     }
                 }
             }
             (Kind::Pod, Change::Modified { old, new }) => {
+                self.index_pod(old, false);
+                self.index_pod(new, true);
                 let (Object::Pod(o), Object::Pod(n)) = (old.as_ref(), new.as_ref()) else { return };
-                self.index_pod(o, false);
-                self.index_pod(n, true);
                 self.observe_pod(n, cx, false);
                 let mut keys: BTreeSet<String> = Self::rs_keys_for_pod(n, cx).into_iter().collect();
                 keys.extend(Self::rs_keys_for_pod(o, cx));
                 for key in keys {
-                    self.sync(&key, cx);
+                    self.enqueue(key, cx);
                 }
             }
             (Kind::Pod, Change::Deleted(o)) => {
+                self.index_pod(o, false);
                 if let Object::Pod(p) = o.as_ref() {
-                    self.index_pod(p, false);
                     self.observe_pod(p, cx, false);
                     for key in Self::rs_keys_for_pod(p, cx) {
-                        self.sync(&key, cx);
+                        self.enqueue(key, cx);
                     }
                 }
             }
@@ -502,6 +523,7 @@ impl Controller for ReplicaSetController {
 
     fn on_timer(&mut self, token: u64, cx: &mut Cx) {
         if let Some(key) = self.timers.remove(&token) {
+            self.queued.remove(&key);
             self.sync(&key, cx);
         }
     }
