@@ -27,7 +27,7 @@ macro_rules! entry {
 }
 
 /// Every entry, in the order the page lists them.
-pub const GALLERY: [Entry; 10] = [
+pub const GALLERY: [Entry; 11] = [
     entry!("API server down, pods keep running", "01-apiserver-down.yaml"),
     entry!("Scheduler down and the nodeName bypass", "02-scheduler-down.yaml"),
     entry!("Controller manager down", "03-controller-manager-down.yaml"),
@@ -38,6 +38,7 @@ pub const GALLERY: [Entry; 10] = [
     entry!("etcd loses its majority", "08-etcd-majority.yaml"),
     entry!("Rolling update", "09-rolling-update.yaml"),
     entry!("Node failure and eviction", "10-node-failure.yaml"),
+    entry!("metrics-server and kubectl top", "11-metrics-server.yaml"),
 ];
 
 #[cfg(test)]
@@ -66,5 +67,28 @@ mod tests {
             assert_eq!(session.cluster().kernel().trace.hash(), report.trace_hash, "{}", scenario.name);
         }
         assert!(failed.is_empty(), "{}", failed.join("\n"));
+    }
+
+    #[test]
+    fn the_metrics_entry_ends_before_any_scrape_and_top_works_half_a_minute_later() {
+        let entry = GALLERY.iter().find(|e| e.yaml.contains("metricsServer: true")).expect("a metrics-server entry");
+        let (mut session, _) = Session::replay(&entry.scenario().unwrap());
+        let cluster = session.cluster_mut();
+        assert_eq!(
+            runner::kubectl(cluster, "top node", None).0,
+            "error: metrics not available yet\n",
+            "the person sees the wait"
+        );
+        cluster.advance_ms(35_000);
+        let (nodes, code, _) = runner::kubectl(cluster, "top node", None);
+        assert_eq!(code, Some(0), "{nodes}");
+        let header: Vec<&str> = nodes.lines().next().unwrap_or("").split_whitespace().collect();
+        assert_eq!(header, ["NAME", "CPU(cores)", "CPU(%)", "MEMORY(bytes)", "MEMORY(%)"]);
+        assert_eq!(nodes.lines().count(), 1 + 3, "{nodes}");
+        let (pods, code, _) = runner::kubectl(cluster, "top pod -l app=web", None);
+        assert_eq!(code, Some(0), "{pods}");
+        let rows: Vec<Vec<&str>> = pods.lines().skip(1).map(|l| l.split_whitespace().collect()).collect();
+        assert_eq!(rows.len(), 2, "{pods}");
+        assert!(rows.iter().all(|r| r[1..] == ["120m", "48Mi"]), "{pods}");
     }
 }

@@ -79,12 +79,12 @@ fn Terminal() -> impl IntoView {
                 <h2 id="terminal-title">"Terminal"</h2>
                 <span class="hint">"kubectl · Tab completes · ↑/↓ history · Ctrl+C stops"</span>
             </div>
-            <div class="term-output" role="log" aria-label="Terminal output" node_ref=output>
+            <div class="term-log" role="log" aria-label="Terminal output" node_ref=output>
                 <For each=move || sim.terminal.get() key=|line| line.id let:line>
                     <div class=format!("term-line term-{}", line.kind)>{line.text}</div>
                 </For>
             </div>
-            <form class="term-input" on:submit=submit>
+            <form class="term-prompt" on:submit=submit>
                 <span class="prompt" aria-hidden="true">"$"</span>
                 <input
                     node_ref=input

@@ -20,7 +20,7 @@ pub const CLASSES: [(&str, &str); 7] = [
     ("watch", "Watch event"),
     ("etcd", "etcd request / reply"),
     ("cri", "CRI call (kubelet ↔ containerd)"),
-    ("kubelet", "kubelet API (logs, exec)"),
+    ("kubelet", "kubelet API (logs, exec, metrics)"),
     ("network", "Connection refused / reset"),
 ];
 
