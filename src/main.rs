@@ -305,10 +305,6 @@ fn bench_scheduling(words: &[&str]) -> ExitCode {
     }
 }
 
-/// Replays `file` with [`kubeglass::scenario::session::Session::replay`], the code path a share link takes in the
-/// page, and prints the simulated time it covered, the wall time it took and their ratio.
-// The CLI may time what it runs; the engine it drives never reads the wall clock.
-#[allow(clippy::disallowed_methods)]
 /// `kubeglass bench deployment`: issue 3's "one Deployment of 150,000 pods on 5,000 nodes until all are
 /// Running", through kubectl, the controllers, the scheduler and every kubelet.
 // The CLI may time what it runs; the engine it drives never reads the wall clock.
@@ -364,6 +360,10 @@ fn bench_deployment(words: &[&str]) -> ExitCode {
     }
 }
 
+/// Replays `file` with [`kubeglass::scenario::session::Session::replay`], the code path a share link takes in the
+/// page, and prints the simulated time it covered, the wall time it took and their ratio.
+// The CLI may time what it runs; the engine it drives never reads the wall clock.
+#[allow(clippy::disallowed_methods)]
 fn bench_replay(file: &str) -> ExitCode {
     use kubeglass::scenario::session::Session;
     use std::time::Instant;
