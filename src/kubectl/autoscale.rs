@@ -79,12 +79,7 @@ pub async fn autoscale(ctx: &Context) -> Result<(), Failure> {
     }
     let cpu = cpu.map(|c| parse_target(c, "cpu")).transpose()?;
     let memory = memory.map(|m| parse_target(m, "memory")).transpose()?;
-    let targets = common::targets(
-        ctx,
-        ctx.args.operands(1),
-        "You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'",
-    )
-    .await?;
+    let targets = common::targets(ctx, ctx.args.operands(1), common::NO_RESOURCES).await?;
     if targets.objects.is_empty() {
         return match targets.errors.into_iter().last() {
             Some(e) => common::finish(vec![e]),

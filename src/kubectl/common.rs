@@ -157,6 +157,9 @@ mod tests {
 }
 
 /// The error when `TYPE/NAME` words are mixed with plain ones.
+/// kubectl's message when a command that acts on resources names none (the resource builder's).
+pub const NO_RESOURCES: &str = "You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'";
+
 pub const TYPE_AND_TYPE_NAME: &str = "there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'";
 
 /// The objects a command names (`TYPE NAME…`, `TYPE/NAME…`, or `TYPE` with `-l`/`--all`), fetched as

@@ -82,7 +82,7 @@ fn targets(ctx: &Context) -> Result<Vec<(&'static ResourceInfo, String, String)>
     }
     let words = &ctx.args.positional[1..];
     let Some(first) = words.first() else {
-        return Err(Failure("error: You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'".into()));
+        return Err(super::common::error(super::common::NO_RESOURCES));
     };
     let mut out = Vec::new();
     if first.contains('/') {

@@ -22,13 +22,6 @@ pub const HEADER: &str = "# Please edit the object below. Lines beginning with a
 #
 ";
 
-const MISSING: &str = "You must provide one or more resources by argument or filename.
-Example resource specifications include:
-   '-f rsrc.yaml'
-   '--filename=rsrc.json'
-   '<resource> <name>'
-   '<resource>'";
-
 /// The editor's text for `objects` in `format` (`yaml` or `json`): the header, then the object alone or a
 /// `List` of them, as `kubectl get -o yaml|json` prints them (no managed fields).
 pub fn editor_text(objects: &[Arc<Object>], format: &str) -> Result<String, String> {
@@ -45,7 +38,7 @@ pub async fn edit(ctx: &Context) -> Result<(), Failure> {
     if ctx.args.get(&["f", "filename"]).is_some() {
         return Err(common::error("kubeglass has no files to edit: kubectl edit reads objects from the cluster"));
     }
-    let targets = common::targets(ctx, ctx.args.operands(1), MISSING).await?;
+    let targets = common::targets(ctx, ctx.args.operands(1), common::NO_RESOURCES).await?;
     let mut errors = targets.errors;
     if !targets.objects.is_empty() {
         let text = editor_text(&targets.objects, format).map_err(Failure)?;

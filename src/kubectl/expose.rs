@@ -16,9 +16,7 @@ use super::{resource, transport_line, Context, Failure};
 pub async fn expose(ctx: &Context) -> Result<(), Failure> {
     let words = ctx.args.operands(1).to_vec();
     let (type_name, name) = match words.as_slice() {
-        [] => {
-            return Err(Failure("error: You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'".into()))
-        }
+        [] => return Err(common::error(common::NO_RESOURCES)),
         [one] => match one.split_once('/') {
             Some((t, n)) => (t.to_string(), n.to_string()),
             None => return Err(common::error("resource(s) were provided, but no name was specified")),

@@ -83,10 +83,13 @@ impl Command {
 
     /// The subcommands of this command, by their own names (aliases left out), as completion offers them.
     pub fn subcommands(&self) -> Vec<&'static str> {
+        if self.name.is_empty() {
+            return Vec::new();
+        }
         let prefix = format!("{} ", self.name);
         COMMANDS
             .iter()
-            .filter(|(path, name, _)| path == name && !self.name.is_empty())
+            .filter(|(path, name, _)| path == name)
             .filter_map(|(path, _, _)| path.strip_prefix(prefix.as_str()))
             .filter(|rest| !rest.contains(' '))
             .collect()

@@ -12,8 +12,6 @@ use crate::api::{ApiResponse, PatchBody, Verb};
 use super::common::{self, DryRun};
 use super::{Context, Failure};
 
-const MISSING: &str = "You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'";
-
 pub async fn patch(ctx: &Context) -> Result<(), Failure> {
     let kind = ctx.args.get(&["type"]).unwrap_or("strategic");
     if !["json", "merge", "strategic"].contains(&kind) {
@@ -44,7 +42,7 @@ pub async fn patch(ctx: &Context) -> Result<(), Failure> {
         "merge" => PatchBody::Merge(value),
         _ => PatchBody::Strategic(value),
     };
-    let targets = common::targets(ctx, ctx.args.operands(1), MISSING).await?;
+    let targets = common::targets(ctx, ctx.args.operands(1), common::NO_RESOURCES).await?;
     if targets.objects.is_empty() && targets.errors.is_empty() {
         return Err(common::error("no objects passed to patch"));
     }

@@ -16,18 +16,16 @@ const CHANGE_CAUSE: &str = "kubernetes.io/change-cause";
 
 pub async fn rollout(ctx: &Context) -> Result<(), Failure> {
     let sub = ctx.args.positional.get(1).cloned().unwrap_or_default();
-    if !matches!(sub.as_str(), "status" | "history" | "undo" | "restart" | "pause" | "resume") {
-        return Err(super::flags::missing_subcommand("rollout", &sub));
-    }
     let target = ctx.args.positional.get(2).cloned().unwrap_or_default();
-    let name = deployment_name(&target, ctx.args.positional.get(3))?;
+    // The subcommand is checked before the resource it names, as cobra finds the command first.
+    let name = || deployment_name(&target, ctx.args.positional.get(3));
     match sub.as_str() {
-        "status" => status(ctx, &name).await,
-        "history" => history(ctx, &name).await,
-        "undo" => undo(ctx, &name).await,
-        "restart" => restart(ctx, &name).await,
-        "pause" => pause(ctx, &name, true).await,
-        "resume" => pause(ctx, &name, false).await,
+        "status" => status(ctx, &name()?).await,
+        "history" => history(ctx, &name()?).await,
+        "undo" => undo(ctx, &name()?).await,
+        "restart" => restart(ctx, &name()?).await,
+        "pause" => pause(ctx, &name()?, true).await,
+        "resume" => pause(ctx, &name()?, false).await,
         _ => Err(super::flags::missing_subcommand("rollout", &sub)),
     }
 }

@@ -25,12 +25,7 @@ pub async fn scale(ctx: &Context) -> Result<(), Failure> {
     if current < -1 {
         return Err(common::error("The --current-replicas must specify an integer of -1 or greater"));
     }
-    let targets = common::targets(
-        ctx,
-        ctx.args.operands(1),
-        "You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'",
-    )
-    .await?;
+    let targets = common::targets(ctx, ctx.args.operands(1), common::NO_RESOURCES).await?;
     if targets.objects.is_empty() {
         return match targets.errors.last() {
             Some(e) => Err(common::error(format!("no objects passed to scale {}", e.message()))),

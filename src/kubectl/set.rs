@@ -65,12 +65,7 @@ async fn image(ctx: &Context) -> Result<(), Failure> {
         return Err(common::error(format!("invalid image format: {}", invalid.join(", "))));
     }
     images.sort();
-    let targets = common::targets(
-        ctx,
-        &resources,
-        "You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'",
-    )
-    .await?;
+    let targets = common::targets(ctx, &resources, common::NO_RESOURCES).await?;
     if let Some(ErrLine::Api(line)) = targets.errors.first() {
         return Err(Failure(line.clone()));
     }

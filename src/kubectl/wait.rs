@@ -17,7 +17,6 @@ use super::common::{self, ErrLine};
 use super::printers::jsonpath::{go_v, JsonPath};
 use super::{kind_name, Context, Failure};
 
-const MISSING: &str = "You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'";
 const WEEK_MS: u64 = 168 * 3_600_000;
 
 /// What `--for` asks.
@@ -31,7 +30,7 @@ pub async fn wait(ctx: &Context) -> Result<(), Failure> {
     let timeout = timeout_ms(ctx)?;
     let condition = Condition::parse(ctx.args.get(&["for"]).unwrap_or(""))?;
     let delete = matches!(condition, Condition::Delete);
-    let targets = common::targets(ctx, ctx.args.operands(1), MISSING).await?;
+    let targets = common::targets(ctx, ctx.args.operands(1), common::NO_RESOURCES).await?;
     // --for=delete counts an object that is already gone as deleted.
     let errors: Vec<ErrLine> = targets
         .errors
