@@ -452,3 +452,22 @@ fn scaling_down_deletes_a_pod_that_is_not_ready_before_ready_ones() {
     left.sort();
     assert_eq!(left, ready);
 }
+
+#[test]
+fn with_min_ready_seconds_ready_pods_become_available_only_after_that_long() {
+    let mut c = without_worker_kubelets(11);
+    apply(&mut c, &deployment_with(3, "nginx", "  minReadySeconds: 10\n"));
+    c.advance_ms(3_000);
+    let rs = names(&mut c, "rs")[0].clone();
+    make_pods_ready(&mut c);
+    let counts = |c: &mut Cluster| {
+        kubectl(c, &format!("get rs {rs} -o jsonpath={{.status.readyReplicas}}/{{.status.availableReplicas}}")).0
+    };
+    c.advance_ms(2_000);
+    assert_eq!(counts(&mut c), "3/", "ready, not yet available (a zero count is left out)");
+    // The ReplicaSet looks again by itself when the pods have been ready for 10 s; no pod event comes then.
+    c.advance_ms(9_000);
+    assert_eq!(counts(&mut c), "3/3");
+    let (deploy, _) = kubectl(&mut c, "get deploy web");
+    assert!(Regex::new(r"(?m)^web +3/3 +3 +3 +\d+s$").unwrap().is_match(&deploy), "{deploy}");
+}

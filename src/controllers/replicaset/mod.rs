@@ -28,6 +28,9 @@ use crate::sim::SimTime;
 
 use super::{Controller, Cx};
 
+mod tally;
+use tally::{Basis, Counts, Tally};
+
 /// The largest batch the slow start grows to (the real `burstReplicas`).
 const BURST_REPLICAS: i64 = 500;
 
@@ -167,6 +170,8 @@ pub struct ReplicaSetController {
     /// ReplicaSets whose sync a pod event asked for and that has not run yet: events that arrive meanwhile
     /// join it, as the real controller's work queue holds each key once.
     queued: BTreeSet<String>,
+    /// Each ReplicaSet's running counts of the pods it controls, by its uid (see [`tally`]).
+    tallies: BTreeMap<String, Tally>,
 }
 
 impl ReplicaSetController {
@@ -203,7 +208,12 @@ impl ReplicaSetController {
         let Object::Pod(pod) = obj.as_ref() else { return };
         let key = pod_key(pod);
         let (map, slot) = match controller_ref(&pod.metadata) {
-            Some(r) => (&mut self.owned_pods, r.uid.clone()),
+            Some(r) => {
+                if let Some(tally) = self.tallies.get_mut(&r.uid) {
+                    tally.apply(pod, present);
+                }
+                (&mut self.owned_pods, r.uid.clone())
+            }
             None => (&mut self.orphan_pods, pod.metadata.namespace.clone().unwrap_or_default()),
         };
         if present {
@@ -216,18 +226,33 @@ impl ReplicaSetController {
         }
     }
 
-    /// The pods a sync of the ReplicaSet with `uid` in `ns` looks at: those it controls and the orphans of
-    /// its namespace, in key order.
-    fn candidates(&self, uid: &str, ns: &str) -> Vec<Arc<Object>> {
-        let owned = self.owned_pods.get(uid);
-        match self.orphan_pods.get(ns) {
-            None => owned.into_iter().flat_map(|m| m.values().cloned()).collect(),
-            Some(orphans) => {
-                let mut all: BTreeMap<&String, &Arc<Object>> = owned.into_iter().flatten().collect();
-                all.extend(orphans.iter());
-                all.into_values().cloned().collect()
-            }
+    /// The tally of the ReplicaSet with `uid` on `basis`, built from its pods when it has none yet or its
+    /// selector or template labels changed.
+    fn tally(&mut self, uid: &str, basis: Basis) -> &Tally {
+        let fresh = self.tallies.get(uid).is_some_and(|t| t.basis == basis);
+        if !fresh {
+            let pods = self.owned_pods.get(uid).into_iter().flat_map(|m| m.values());
+            let tally = Tally::new(
+                basis,
+                pods.filter_map(|o| match o.as_ref() {
+                    Object::Pod(p) => Some(p),
+                    _ => None,
+                }),
+            );
+            self.tallies.insert(uid.to_string(), tally);
         }
+        &self.tallies[uid]
+    }
+
+    /// The active pods the ReplicaSet with `uid` controls that match its selector (a walk: only for deleting).
+    fn active_owned(&self, uid: &str, selector: &LabelSelector) -> Vec<Arc<Object>> {
+        let pods = self.owned_pods.get(uid).into_iter().flat_map(|m| m.values());
+        pods.filter(|o| match o.as_ref() {
+            Object::Pod(p) => is_active(p) && selector.matches(p.metadata.labels.as_ref()),
+            _ => false,
+        })
+        .cloned()
+        .collect()
     }
 
     /// The ReplicaSets in the pod's namespace that control it or whose selector matches it.
@@ -286,50 +311,60 @@ impl ReplicaSetController {
         let Some(selector) = selector_of(rs) else { return };
         let being_deleted = rs.metadata.deletion_timestamp.is_some();
 
-        // Claim: own what is ours and matches, adopt matching orphans, release what stopped matching.
-        let mut owned: Vec<Arc<Object>> = Vec::new();
-        for p in self.candidates(&uid, &ns) {
+        // Claim: release what stopped matching, adopt matching orphans. Adopted pods count at once, as they do
+        // in the real controller's claim, until their update comes back and files them under this ReplicaSet.
+        let basis = Basis::of(rs, selector.clone());
+        let strays: Vec<String> = self.tally(&uid, basis).strays().iter().cloned().collect();
+        for pod_key in strays {
+            let Some(Object::Pod(pod)) = self.owned_pods.get(&uid).and_then(|m| m.get(&pod_key)).map(|o| o.as_ref())
+            else {
+                continue;
+            };
+            let mut released = pod.clone();
+            retain_owner_refs(&mut released.metadata, |r| r.uid != uid);
+            let tag = self.tag(Op::Claim { rs: key.to_string() });
+            cx.update(Object::Pod(released), tag);
+        }
+        let mut adopted: Vec<Pod> = Vec::new();
+        let orphans: Vec<Arc<Object>> =
+            self.orphan_pods.get(&ns).into_iter().flat_map(|m| m.values().cloned()).collect();
+        for p in orphans {
             let Object::Pod(pod) = p.as_ref() else { continue };
-            let matches = selector.matches(pod.metadata.labels.as_ref());
-            match controller_ref(&pod.metadata) {
-                Some(r) if r.uid == uid => {
-                    if matches {
-                        owned.push(p.clone());
-                    } else if pod.metadata.deletion_timestamp.is_none() {
-                        let mut released = pod.clone();
-                        retain_owner_refs(&mut released.metadata, |r| r.uid != uid);
-                        let tag = self.tag(Op::Claim { rs: key.to_string() });
-                        cx.update(Object::Pod(released), tag);
-                    }
-                }
-                None if matches && !being_deleted && pod.metadata.deletion_timestamp.is_none() => {
-                    let mut adopted = pod.clone();
-                    adopted.metadata.owner_references.get_or_insert_with(Vec::new).push(owner_ref_to(
-                        &rs.metadata,
-                        "apps/v1",
-                        "ReplicaSet",
-                    ));
-                    let tag = self.tag(Op::Claim { rs: key.to_string() });
-                    cx.update(Object::Pod(adopted.clone()), tag);
-                    owned.push(Arc::new(Object::Pod(adopted)));
-                }
-                _ => {}
+            if being_deleted
+                || pod.metadata.deletion_timestamp.is_some()
+                || !selector.matches(pod.metadata.labels.as_ref())
+            {
+                continue;
+            }
+            let mut adopting = pod.clone();
+            adopting.metadata.owner_references.get_or_insert_with(Vec::new).push(owner_ref_to(
+                &rs.metadata,
+                "apps/v1",
+                "ReplicaSet",
+            ));
+            let tag = self.tag(Op::Claim { rs: key.to_string() });
+            cx.update(Object::Pod(adopting.clone()), tag);
+            if is_active(&adopting) {
+                adopted.push(adopting);
             }
         }
-        let active: Vec<&Pod> = owned
-            .iter()
-            .filter_map(|o| match o.as_ref() {
-                Object::Pod(p) if is_active(p) => Some(p),
-                _ => None,
-            })
-            .collect();
+        let min_ready = rs.spec.as_ref().and_then(|s| s.min_ready_seconds).unwrap_or(0);
+        let counts = if adopted.is_empty() {
+            self.tallies[&uid].counts(min_ready, cx.now)
+        } else {
+            let mut with_adopted = self.tallies[&uid].clone();
+            for pod in &adopted {
+                with_adopted.apply(pod, true);
+            }
+            with_adopted.counts(min_ready, cx.now)
+        };
 
         let exp = self.expectations.get(key).copied().unwrap_or_default();
         let waiting = self.not_before.get(key).is_some_and(|t| cx.now < *t);
         let satisfied = exp.adds <= 0 && exp.dels <= 0 && !waiting;
         if satisfied && !being_deleted {
             let want = rs.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1).max(0) as i64;
-            let diff = active.len() as i64 - want;
+            let diff = counts.replicas as i64 - want;
             if diff < 0 {
                 let batch = self.batch.get(key).copied().unwrap_or(1).min(BURST_REPLICAS);
                 let n = (-diff).min(batch);
@@ -343,8 +378,16 @@ impl ReplicaSetController {
             } else {
                 self.batch.remove(key);
                 if diff > 0 {
-                    let mut ranked = active.clone();
-                    ranked.sort_by_key(|p| deletion_rank(p));
+                    let owned = self.active_owned(&uid, &selector);
+                    let mut ranked: Vec<&Pod> = owned
+                        .iter()
+                        .filter_map(|o| match o.as_ref() {
+                            Object::Pod(p) => Some(p),
+                            _ => None,
+                        })
+                        .chain(adopted.iter())
+                        .collect();
+                    ranked.sort_by_cached_key(|p| deletion_rank(p));
                     let n = diff.min(BURST_REPLICAS) as usize;
                     self.expectations.insert(key.to_string(), Expectations { adds: 0, dels: n as i64 });
                     let victims: Vec<&Pod> = ranked.into_iter().take(n).collect();
@@ -364,44 +407,23 @@ impl ReplicaSetController {
                 }
             }
         }
-        self.update_status(rs, &active, cx);
+        self.update_status(rs, counts, cx);
     }
 
-    fn update_status(&mut self, rs: &ReplicaSet, active: &[&Pod], cx: &mut Cx) {
-        let spec = rs.spec.as_ref();
-        let min_ready = spec.and_then(|s| s.min_ready_seconds).unwrap_or(0);
-        let template_labels = spec.and_then(|s| s.template.as_ref()).and_then(|t| t.metadata.as_ref()?.labels.clone());
-        let fully = active
-            .iter()
-            .filter(|p| {
-                template_labels
-                    .iter()
-                    .flatten()
-                    .all(|(k, v)| p.metadata.labels.as_ref().and_then(|l| l.get(k)) == Some(v))
-            })
-            .count() as i32;
-        let ready = active.iter().filter(|p| ready_since(p).is_some()).count() as i32;
-        let available = active.iter().filter(|p| is_available(p, min_ready, cx.now)).count() as i32;
-        if available < ready && min_ready > 0 {
+    fn update_status(&mut self, rs: &ReplicaSet, counts: Counts, cx: &mut Cx) {
+        let [fully, ready, available] = [counts.fully_labeled, counts.ready, counts.available].map(|n| n as i32);
+        if let Some(next) = counts.next_available {
             // Look again when the next ready pod has been ready for minReadySeconds.
-            if let Some(next) = active
-                .iter()
-                .filter_map(|p| ready_since(p))
-                .map(|t| t.plus_ms(min_ready as u64 * 1000))
-                .filter(|t| *t > cx.now)
-                .min()
-            {
-                let key = format!(
-                    "{}/{}",
-                    rs.metadata.namespace.as_deref().unwrap_or(""),
-                    rs.metadata.name.as_deref().unwrap_or("")
-                );
-                self.requeue(&key, next.since(cx.now), cx);
-            }
+            let key = format!(
+                "{}/{}",
+                rs.metadata.namespace.as_deref().unwrap_or(""),
+                rs.metadata.name.as_deref().unwrap_or("")
+            );
+            self.requeue(&key, next.since(cx.now), cx);
         }
         let old = rs.status.clone().unwrap_or_default();
         let mut status = old.clone();
-        status.replicas = active.len() as i32;
+        status.replicas = counts.replicas as i32;
         // Zero counts are left out, as the real status's `omitempty` fields are.
         status.fully_labeled_replicas = (fully > 0).then_some(fully);
         status.ready_replicas = (ready > 0).then_some(ready);
@@ -475,6 +497,7 @@ impl Controller for ReplicaSetController {
     fn on_synced(&mut self, cx: &mut Cx) {
         self.owned_pods.clear();
         self.orphan_pods.clear();
+        self.tallies.clear();
         for p in cx.list(Kind::Pod) {
             self.index_pod(&p, true);
         }
@@ -485,13 +508,18 @@ impl Controller for ReplicaSetController {
 
     fn on_change(&mut self, kind: Kind, change: &Change, cx: &mut Cx) {
         match (kind, change) {
-            (Kind::ReplicaSet, Change::Added(o) | Change::Modified { new: o, .. } | Change::Deleted(o)) => {
+            (Kind::ReplicaSet, Change::Added(o) | Change::Modified { new: o, .. }) => self.sync(&o.ns_name(), cx),
+            (Kind::ReplicaSet, Change::Deleted(o)) => {
+                if let Some(uid) = o.meta().uid.as_deref() {
+                    self.tallies.remove(uid);
+                }
                 self.sync(&o.ns_name(), cx)
             }
-            (Kind::Pod, Change::Added(o)) => {
-                self.index_pod(o, true);
+            (Kind::Pod, Change::Added(o) | Change::Deleted(o)) => {
+                let added = matches!(change, Change::Added(_));
+                self.index_pod(o, added);
                 if let Object::Pod(p) = o.as_ref() {
-                    self.observe_pod(p, cx, true);
+                    self.observe_pod(p, cx, added);
                     for key in Self::rs_keys_for_pod(p, cx) {
                         self.enqueue(key, cx);
                     }
@@ -506,15 +534,6 @@ impl Controller for ReplicaSetController {
                 keys.extend(Self::rs_keys_for_pod(o, cx));
                 for key in keys {
                     self.enqueue(key, cx);
-                }
-            }
-            (Kind::Pod, Change::Deleted(o)) => {
-                self.index_pod(o, false);
-                if let Object::Pod(p) = o.as_ref() {
-                    self.observe_pod(p, cx, false);
-                    for key in Self::rs_keys_for_pod(p, cx) {
-                        self.enqueue(key, cx);
-                    }
                 }
             }
             _ => {}
