@@ -471,3 +471,39 @@ fn with_min_ready_seconds_ready_pods_become_available_only_after_that_long() {
     let (deploy, _) = kubectl(&mut c, "get deploy web");
     assert!(Regex::new(r"(?m)^web +3/3 +3 +3 +\d+s$").unwrap().is_match(&deploy), "{deploy}");
 }
+
+/// A bare pod `name` whose ownerReferences are `refs` (each `(kind, apiVersion, name, uid)`).
+fn pod_owned_by(name: &str, refs: &[(&str, &str, &str, &str)]) -> String {
+    let mut yaml = format!("apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  ownerReferences:\n");
+    for (kind, api_version, owner, uid) in refs {
+        yaml.push_str(&format!("  - apiVersion: {api_version}\n    kind: {kind}\n    name: {owner}\n    uid: {uid}\n"));
+    }
+    yaml.push_str("spec:\n  containers:\n  - name: c\n    image: nginx\n");
+    yaml
+}
+
+#[test]
+fn the_garbage_collector_deletes_dependents_of_absent_owners_and_drops_only_the_dangling_references() {
+    let mut c = without_worker_kubelets(12);
+    apply(&mut c, &deployment(0, "nginx"));
+    c.advance_ms(2_000);
+    let (uid, _) = kubectl(&mut c, "get deploy web -o jsonpath={.metadata.uid}");
+    let gone = "0b0e0000-0000-4000-8000-000000000001";
+    apply(&mut c, &pod_owned_by("lost", &[("ReplicaSet", "apps/v1", "nowhere", gone)]));
+    apply(
+        &mut c,
+        &pod_owned_by("half", &[("Deployment", "apps/v1", "web", &uid), ("ReplicaSet", "apps/v1", "nowhere", gone)]),
+    );
+    // An owner of a kind the collector does not watch is taken as alive.
+    apply(&mut c, &pod_owned_by("kept", &[("ConfigMap", "v1", "settings", gone)]));
+    c.advance_ms(500);
+    assert_eq!(live_pods(&mut c), ["half", "kept", "lost"], "not before the owner has been missing a second");
+    c.advance_ms(3_000);
+    assert_eq!(live_pods(&mut c), ["half", "kept"]);
+    let (refs, _) = kubectl(&mut c, "get pod half -o jsonpath={.metadata.ownerReferences[*].kind}");
+    assert_eq!(refs, "Deployment");
+    // Its last owner deleted, the pod goes too.
+    kubectl(&mut c, "delete deployment web");
+    c.advance_ms(3_000);
+    assert_eq!(live_pods(&mut c), ["kept"]);
+}
