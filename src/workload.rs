@@ -26,7 +26,7 @@ pub fn cluster_config(workers: usize) -> ClusterConfig {
 
 /// A small pod (one `nginx` container), bound to `node` when given — what a scheduled pod looks like.
 pub fn pod(namespace: &str, name: &str, node: Option<&str>) -> Object {
-    Object::Pod(Pod {
+    Object::Pod(Box::new(Pod {
         metadata: ObjectMeta {
             name: Some(name.to_string()),
             namespace: Some(namespace.to_string()),
@@ -43,7 +43,7 @@ pub fn pod(namespace: &str, name: &str, node: Option<&str>) -> Object {
             ..PodSpec::default()
         }),
         status: None,
-    })
+    }))
 }
 
 /// A pod for the scheduler to place: one `nginx` container requesting 100m cpu and 128Mi memory.

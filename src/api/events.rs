@@ -62,7 +62,7 @@ pub fn to_v1(e: &CoreEvent) -> EventV1 {
 /// An object as the events.k8s.io API shows it (core Events converted, anything else unchanged).
 pub fn as_v1(obj: &Object) -> Object {
     match obj {
-        Object::Event(e) => Object::EventV1(to_v1(e)),
+        Object::Event(e) => Object::EventV1(Box::new(to_v1(e))),
         other => other.clone(),
     }
 }

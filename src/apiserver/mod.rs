@@ -206,7 +206,7 @@ impl ApiServer {
             req.body = Some(crate::api::manifest::decode_strict(&raw)?);
         }
         if let Some(Object::EventV1(e)) = &req.body {
-            req.body = Some(Object::Event(crate::api::events::to_core(e)));
+            req.body = Some(Object::Event(Box::new(crate::api::events::to_core(e))));
         }
         req.resource = Kind::Event.info();
         Ok(req)

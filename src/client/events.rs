@@ -31,7 +31,7 @@ pub fn event(
     let name = format!("{}.{nanos:016x}", about.name());
     let namespace = about.namespace().map(str::to_string).unwrap_or_else(|| "default".to_string());
     let meta = about.meta();
-    Object::Event(Event {
+    Object::Event(Box::new(Event {
         metadata: ObjectMeta { name: Some(name), namespace: Some(namespace), ..ObjectMeta::default() },
         involved_object: ObjectReference {
             api_version: Some(info.api_version()),
@@ -52,5 +52,5 @@ pub fn event(
         last_timestamp: Some(k8s_time(now)),
         count: Some(1),
         ..Event::default()
-    })
+    }))
 }

@@ -233,7 +233,7 @@ mod tests {
     use crate::api::{ObjectMeta, Status};
 
     fn cm(name: &str, rv: u64) -> Arc<Object> {
-        Arc::new(Object::ConfigMap(ConfigMap {
+        Arc::new(Object::ConfigMap(Box::new(ConfigMap {
             metadata: ObjectMeta {
                 name: Some(name.into()),
                 namespace: Some("default".into()),
@@ -241,7 +241,7 @@ mod tests {
                 ..ObjectMeta::default()
             },
             ..ConfigMap::default()
-        }))
+        })))
     }
 
     fn event(kind: WatchEventType, obj: Option<Arc<Object>>, rv: u64) -> WatchEvent {

@@ -247,18 +247,18 @@ impl CronJobController {
         }
         if let Some((job, scheduled_s)) = plan.create {
             self.in_flight.hold(key);
-            let op = Op::Create { cj: key.to_string(), scheduled_s, then: Box::new(copy), update };
+            let op = Op::Create { cj: key.to_string(), scheduled_s, then: copy, update };
             let tag = self.tag(op);
-            cx.create(Object::Job(job), tag);
+            cx.create(Object::Job(Box::new(job)), tag);
         } else if update {
-            self.write_status(key, copy, cx);
+            self.write_status(key, *copy, cx);
         }
     }
 
     fn write_status(&mut self, key: &str, cj: CronJob, cx: &mut Cx) {
         self.in_flight.hold(key);
         let tag = self.tag(Op::Status { cj: key.to_string() });
-        cx.update_status(Object::CronJob(cj), tag);
+        cx.update_status(Object::CronJob(Box::new(cj)), tag);
     }
 
     fn delete_job(&mut self, key: &str, cj: &mut CronJob, job: &Object, cx: &mut Cx) {

@@ -151,7 +151,7 @@ impl DaemonSetController {
                             .any(|r| r.uid == uid && r.controller == Some(true))
                         && selector.matches(p.metadata.labels.as_ref()) =>
                 {
-                    Some(p)
+                    Some(&**p)
                 }
                 _ => None,
             })
@@ -195,14 +195,14 @@ impl DaemonSetController {
             } else if !here.is_empty() {
                 misscheduled += 1;
                 for p in here {
-                    cx.delete(&Object::Pod(Pod::clone(p)), None, None, 0);
+                    cx.delete(&Object::Pod(Box::new(Pod::clone(p))), None, None, 0);
                 }
             }
         }
         // RollingUpdate with maxUnavailable 1: replace one outdated pod while none is unavailable.
         if let (Some(p), 0) = (outdated, unavailable) {
             let name = p.metadata.name.clone().unwrap_or_default();
-            cx.delete(&Object::Pod(p), None, None, 0);
+            cx.delete(&Object::Pod(Box::new(p)), None, None, 0);
             cx.event(ds_obj, "Normal", "SuccessfulDelete", &format!("Deleted pod: {name}"));
         }
         let current = by_node.len() as i32 - misscheduled;
@@ -265,7 +265,7 @@ impl DaemonSetController {
             .entry(format!("{}/{ds_name}", ds.metadata.namespace.clone().unwrap_or_default()))
             .or_default()
             .insert(node.to_string());
-        cx.create(Object::Pod(pod), 0);
+        cx.create(Object::Pod(Box::new(pod)), 0);
     }
 
     /// Queues the sync of `ds_key`; the timer runs every queued sync at once.
@@ -368,7 +368,7 @@ mod tests {
     use std::sync::Arc;
 
     fn node(labels: &[(&str, &str)], taint: Option<&str>, heartbeat: &str) -> Arc<Object> {
-        Arc::new(Object::Node(Node {
+        Arc::new(Object::Node(Box::new(Node {
             metadata: ObjectMeta {
                 name: Some("node01".into()),
                 labels: Some(labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()),
@@ -379,7 +379,7 @@ mod tests {
                 ..NodeSpec::default()
             }),
             status: Some(NodeStatus { node_info: None, phase: Some(heartbeat.into()), ..NodeStatus::default() }),
-        }))
+        })))
     }
 
     #[test]

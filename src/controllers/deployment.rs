@@ -194,7 +194,7 @@ impl DeploymentController {
         ann.insert(MAX_REPLICAS.into(), max);
         updated.spec.get_or_insert_with(Default::default).replicas = Some(to);
         let tag = self.tag(Op::Scale { deploy: key.to_string(), from, to });
-        cx.update(Object::ReplicaSet(updated), tag);
+        cx.update(Object::ReplicaSet(Box::new(updated)), tag);
     }
 
     fn sync(&mut self, key: &str, cx: &mut Cx) {
@@ -234,7 +234,7 @@ impl DeploymentController {
             match controller_ref(&rs.metadata) {
                 Some(r) if r.uid == uid => {
                     if matches {
-                        owned.push(rs.clone());
+                        owned.push(*rs.clone());
                     } else {
                         let mut released = rs.clone();
                         retain_owner_refs(&mut released.metadata, |r| r.uid != uid);
@@ -309,7 +309,7 @@ impl DeploymentController {
                 .get_or_insert_with(BTreeMap::new)
                 .insert(REVISION.into(), (max_old_revision.saturating_add(1)).to_string());
             let tag = self.tag(Op::Other { deploy: key.to_string() });
-            cx.update(Object::ReplicaSet(updated), tag);
+            cx.update(Object::ReplicaSet(Box::new(updated)), tag);
             return;
         }
 
@@ -453,7 +453,7 @@ impl DeploymentController {
             status: None,
         };
         let tag = self.tag(Op::CreateRs { deploy: key.to_string(), replicas });
-        cx.create(Object::ReplicaSet(rs), tag);
+        cx.create(Object::ReplicaSet(Box::new(rs)), tag);
     }
 
     /// Deletes old ReplicaSets with nothing left beyond `revisionHistoryLimit`, oldest revision first.
@@ -469,7 +469,7 @@ impl DeploymentController {
         idle.sort_by_key(|rs| (revision(rs), rs.metadata.name.clone()));
         let surplus = idle.len() - limit;
         for rs in idle.into_iter().take(surplus) {
-            cx.delete(&Object::ReplicaSet((*rs).clone()), None, None, 0);
+            cx.delete(&Object::ReplicaSet(Box::new((*rs).clone())), None, None, 0);
         }
     }
 
@@ -613,7 +613,7 @@ impl DeploymentController {
             let mut updated = d.clone();
             updated.status = Some(status);
             let tag = self.tag(Op::Other { deploy: key.to_string() });
-            cx.update_status(Object::Deployment(updated), tag);
+            cx.update_status(Object::Deployment(Box::new(updated)), tag);
         }
     }
 

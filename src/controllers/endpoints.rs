@@ -119,7 +119,7 @@ impl EndpointsController {
                     subsets,
                 };
                 let tag = self.writes.tag(key, true);
-                cx.create(Object::Endpoints(ep), tag);
+                cx.create(Object::Endpoints(Box::new(ep)), tag);
             }
         }
     }

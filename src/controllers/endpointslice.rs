@@ -386,7 +386,7 @@ impl EndpointSliceController {
                         updated.endpoints = endpoints;
                         updated.metadata.labels = Some(labels.clone());
                         let tag = self.writes.tag(key, false);
-                        cx.update(Object::EndpointSlice(updated), tag);
+                        cx.update(Object::EndpointSlice(Box::new(updated)), tag);
                     }
                 }
                 None => todo.push((ports, endpoints)),
@@ -399,7 +399,7 @@ impl EndpointSliceController {
                 updated.endpoints = endpoints;
                 updated.metadata.labels = Some(labels.clone());
                 let tag = self.writes.tag(key, false);
-                cx.update(Object::EndpointSlice(updated), tag);
+                cx.update(Object::EndpointSlice(Box::new(updated)), tag);
                 continue;
             }
             let name = svc.metadata.name.clone().unwrap_or_default();
@@ -424,11 +424,11 @@ impl EndpointSliceController {
                 ports,
             };
             let tag = self.writes.tag(key, true);
-            cx.create(Object::EndpointSlice(slice), tag);
+            cx.create(Object::EndpointSlice(Box::new(slice)), tag);
         }
         for s in unused {
             let tag = self.writes.tag(key, false);
-            cx.delete(&Object::EndpointSlice(s.clone()), None, None, tag);
+            cx.delete(&Object::EndpointSlice(Box::new(s.clone())), None, None, tag);
         }
     }
 }

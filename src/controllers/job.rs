@@ -332,7 +332,7 @@ impl JobController {
             return;
         }
         let tag = self.tag(Op::RemoveFinalizer { job: None, uid: uid(pod), pod: key, held: false });
-        cx.patch(&Object::Pod(pod.clone()), None, remove_finalizer_patch(), tag);
+        cx.patch(&Object::Pod(Box::new(pod.clone())), None, remove_finalizer_patch(), tag);
     }
 
     fn observe_pod(&mut self, pod: &Pod, added: bool, gone: bool, cx: &mut Cx) {
@@ -409,7 +409,7 @@ impl JobController {
         let pods: Vec<&Pod> = pod_objs
             .iter()
             .filter_map(|o| match o.as_ref() {
-                Object::Pod(p) => Some(p),
+                Object::Pod(p) => Some(&**p),
                 _ => None,
             })
             .collect();
@@ -657,7 +657,7 @@ impl JobController {
         c.in_flight = batch.len() as u32;
         for index in batch {
             let tag = self.tag(Op::Create { job: key.to_string() });
-            cx.create(Object::Pod(pod_for(job, index)), tag);
+            cx.create(Object::Pod(Box::new(pod_for(job, index))), tag);
         }
     }
 
@@ -674,7 +674,7 @@ impl JobController {
                     held: false,
                 };
                 let tag = self.tag(op);
-                cx.patch(&Object::Pod(p.clone()), None, remove_finalizer_patch(), tag);
+                cx.patch(&Object::Pod(Box::new(p.clone())), None, remove_finalizer_patch(), tag);
             }
             self.delete_pod(key, p, true, cx);
         }
@@ -690,7 +690,7 @@ impl JobController {
         }
         let op = Op::Delete { job: key.to_string(), pod: pod.metadata.name.clone().unwrap_or_default(), uid: id };
         let tag = self.tag(op);
-        cx.delete(&Object::Pod(pod.clone()), None, None, tag);
+        cx.delete(&Object::Pod(Box::new(pod.clone())), None, None, tag);
     }
 
     /// `trackJobStatusAndRemoveFinalizers`, one write at a time: first the newly finished pods' uids (and an
@@ -816,7 +816,7 @@ impl JobController {
                     held: true,
                 };
                 let tag = self.tag(op);
-                cx.patch(&Object::Pod(p.clone()), None, remove_finalizer_patch(), tag);
+                cx.patch(&Object::Pod(Box::new(p.clone())), None, remove_finalizer_patch(), tag);
             }
             return;
         }
@@ -851,7 +851,7 @@ impl JobController {
         updated.status = Some(status);
         self.in_flight.hold(key);
         let tag = self.tag(Op::Status { job: key.to_string(), backoff, finished });
-        cx.update_status(Object::Job(updated), tag);
+        cx.update_status(Object::Job(Box::new(updated)), tag);
     }
 
     /// `recordJobFinished`: the Job's terminal event.

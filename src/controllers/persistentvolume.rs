@@ -212,14 +212,14 @@ impl PersistentVolumeController {
 
     fn claim(cx: &Cx, key: &str) -> Option<PersistentVolumeClaim> {
         match cx.get(Kind::PersistentVolumeClaim, key).as_deref() {
-            Some(Object::PersistentVolumeClaim(c)) => Some(c.clone()),
+            Some(Object::PersistentVolumeClaim(c)) => Some(*c.clone()),
             _ => None,
         }
     }
 
     fn volume(cx: &Cx, name: &str) -> Option<PersistentVolume> {
         match cx.get(Kind::PersistentVolume, name).as_deref() {
-            Some(Object::PersistentVolume(v)) => Some(v.clone()),
+            Some(Object::PersistentVolume(v)) => Some(*v.clone()),
             _ => None,
         }
     }
@@ -282,7 +282,7 @@ impl PersistentVolumeController {
 
     fn sync_unbound_claim(&mut self, pvc: &PersistentVolumeClaim, cx: &mut Cx) {
         let spec = pvc.spec.clone().unwrap_or_default();
-        let about = Object::PersistentVolumeClaim(pvc.clone());
+        let about = Object::PersistentVolumeClaim(Box::new(pvc.clone()));
         let key = claim_key(pvc);
         match spec.volume_name.as_deref().filter(|v| !v.is_empty()) {
             None => {
@@ -308,7 +308,7 @@ impl PersistentVolumeController {
                         updated.spec.get_or_insert_with(Default::default).storage_class_name =
                             default.metadata.name.clone();
                         let tag = self.mark(format!("pvc:{key}"));
-                        cx.update(Object::PersistentVolumeClaim(updated), tag);
+                        cx.update(Object::PersistentVolumeClaim(Box::new(updated)), tag);
                         return;
                     }
                 }
@@ -337,7 +337,7 @@ impl PersistentVolumeController {
                     a.insert(STORAGE_PROVISIONER.into(), provisioner.clone());
                     a.insert(BETA_STORAGE_PROVISIONER.into(), provisioner.clone());
                     let tag = self.mark(format!("pvc:{key}"));
-                    cx.update(Object::PersistentVolumeClaim(updated), tag);
+                    cx.update(Object::PersistentVolumeClaim(Box::new(updated)), tag);
                 }
                 let msg = format!(
                     "Waiting for a volume to be created either by the external provisioner '{provisioner}' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered."
@@ -369,7 +369,7 @@ impl PersistentVolumeController {
     }
 
     fn sync_bound_claim(&mut self, pvc: &PersistentVolumeClaim, cx: &mut Cx) {
-        let about = Object::PersistentVolumeClaim(pvc.clone());
+        let about = Object::PersistentVolumeClaim(Box::new(pvc.clone()));
         let name = pvc.spec.as_ref().and_then(|s| s.volume_name.clone()).unwrap_or_default();
         let lost = |this: &mut Self, cx: &mut Cx, reason: &str, msg: &str| {
             if phase_of_claim(pvc) != "Lost" {
@@ -377,7 +377,7 @@ impl PersistentVolumeController {
                 let mut updated = pvc.clone();
                 updated.status.get_or_insert_with(Default::default).phase = Some("Lost".into());
                 let tag = this.mark(format!("pvc:{}", claim_key(pvc)));
-                cx.update_status(Object::PersistentVolumeClaim(updated), tag);
+                cx.update_status(Object::PersistentVolumeClaim(Box::new(updated)), tag);
             }
         };
         let Some(pv) = Self::volume(cx, &name) else {
@@ -425,7 +425,7 @@ impl PersistentVolumeController {
                             let msg = format!(
                                 "error getting deleter volume plugin for volume {name:?}: no deletable volume plugin matched"
                             );
-                            let about = Object::PersistentVolume(pv.clone());
+                            let about = Object::PersistentVolume(Box::new(pv.clone()));
                             self.recorder.event(cx, &about, "Warning", "VolumeFailedDelete", &msg);
                             self.set_volume_phase(&pv, "Failed", Some(&msg), cx);
                         }
@@ -455,7 +455,7 @@ impl PersistentVolumeController {
                         a.remove(BOUND_BY_CONTROLLER);
                     }
                     let tag = self.mark(format!("pv:{name}"));
-                    cx.update(Object::PersistentVolume(freed), tag);
+                    cx.update(Object::PersistentVolume(Box::new(freed)), tag);
                 }
             }
         }
@@ -471,7 +471,7 @@ impl PersistentVolumeController {
         status.message = message.map(str::to_string);
         status.last_phase_transition_time = Some(k8s_time(cx.now));
         let tag = self.mark(format!("pv:{}", pv.metadata.name.as_deref().unwrap_or("")));
-        cx.update_status(Object::PersistentVolume(updated), tag);
+        cx.update_status(Object::PersistentVolume(Box::new(updated)), tag);
     }
 
     /// `bind`: the volume's claimRef, the volume's phase, the claim's volumeName, the claim's phase, each
@@ -507,7 +507,7 @@ impl PersistentVolumeController {
             self.busy.insert(format!("pv:{name}"));
             self.busy.insert(format!("pvc:{key}"));
             let tag = self.book.tag(Op::BindVolume { claim: key, volume: name });
-            cx.update(Object::PersistentVolume(updated), tag);
+            cx.update(Object::PersistentVolume(Box::new(updated)), tag);
             return;
         }
         if phase_of_volume(&pv) != "Bound" {
@@ -530,7 +530,7 @@ impl PersistentVolumeController {
             updated.spec.get_or_insert_with(Default::default).volume_name = Some(name.clone());
             self.busy.insert(format!("pvc:{key}"));
             let tag = self.book.tag(Op::BindClaim { claim: key, volume: name });
-            cx.update(Object::PersistentVolumeClaim(updated), tag);
+            cx.update(Object::PersistentVolumeClaim(Box::new(updated)), tag);
             return;
         }
         self.claim_status(pv, pvc, cx);
@@ -549,7 +549,7 @@ impl PersistentVolumeController {
             return;
         }
         let tag = self.mark(format!("pvc:{}", claim_key(&updated)));
-        cx.update_status(Object::PersistentVolumeClaim(updated), tag);
+        cx.update_status(Object::PersistentVolumeClaim(Box::new(updated)), tag);
     }
 }
 
@@ -643,7 +643,7 @@ impl Controller for PersistentVolumeController {
                 self.busy.remove(&format!("pvc:{key}"));
                 self.written.insert(format!("pvc:{key}"), written.as_deref().map_or(0, Object::resource_version));
                 match Self::volume(cx, &volume) {
-                    Some(pv) => self.claim_status(&pv, pvc.clone(), cx),
+                    Some(pv) => self.claim_status(&pv, *pvc.clone(), cx),
                     None => self.sync_claim(&key, cx),
                 }
             }

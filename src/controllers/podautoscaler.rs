@@ -386,7 +386,7 @@ impl HorizontalController {
         cx.cached_in(Kind::Pod, ns)
             .iter()
             .filter_map(|o| match o.as_ref() {
-                Object::Pod(p) if selector.matches(p.metadata.labels.as_ref()) => Some(p.clone()),
+                Object::Pod(p) if selector.matches(p.metadata.labels.as_ref()) => Some((**p).clone()),
                 _ => None,
             })
             .collect()
@@ -737,7 +737,7 @@ impl HorizontalController {
         let mut updated = hpa.clone();
         updated.status = Some(status);
         let tag = self.book.tag(Op::Status);
-        cx.update_status(Object::HorizontalPodAutoscaler(updated), tag);
+        cx.update_status(Object::HorizontalPodAutoscaler(Box::new(updated)), tag);
     }
 
     fn rescaled(&mut self, r: Rescale, result: &Result<ApiResponse, ClientError>, cx: &mut Cx) {

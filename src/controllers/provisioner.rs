@@ -78,7 +78,7 @@ fn wanted(pvc: &PersistentVolumeClaim, cx: &Cx) -> Option<(String, StorageClass)
     if cx.get(Kind::PersistentVolume, &format!("pvc-{uid}")).is_some() {
         return None;
     }
-    Some((provisioner, class))
+    Some((provisioner, *class))
 }
 
 /// The volume for `pvc`: its size, access modes and volume mode, the class's reclaim policy and mount options,
@@ -171,7 +171,7 @@ impl Provisioner {
         let pv = volume_for(&pvc, &class, &provisioner);
         let volume = pv.metadata.name.clone().unwrap_or_default();
         let tag = self.book.tag(Op::Create { claim: key.to_string(), volume, provisioner });
-        cx.create(Object::PersistentVolume(pv), tag);
+        cx.create(Object::PersistentVolume(Box::new(pv)), tag);
     }
 
     fn reclaim(&mut self, pv: &PersistentVolume, cx: &mut Cx) {
@@ -182,7 +182,7 @@ impl Provisioner {
         if released && delete && ours && pv.metadata.deletion_timestamp.is_none() && self.deleting.insert(name.clone())
         {
             let tag = self.book.tag(Op::Delete { volume: name });
-            cx.delete(&Object::PersistentVolume(pv.clone()), None, None, tag);
+            cx.delete(&Object::PersistentVolume(Box::new(pv.clone())), None, None, tag);
         }
     }
 }

@@ -41,14 +41,14 @@ impl Recorder {
         let key = format!("{type_}|{reason}|{message}|{component}");
         if let Some((name, count)) = self.recorded.get_mut(&uid).and_then(|m| m.get_mut(&key)) {
             *count += 1;
-            let event = Object::Event(Event {
+            let event = Object::Event(Box::new(Event {
                 metadata: ObjectMeta {
                     name: Some(name.clone()),
                     namespace: Some(about.namespace().unwrap_or("default").to_string()),
                     ..ObjectMeta::default()
                 },
                 ..Event::default()
-            });
+            }));
             cx.patch(&event, None, json!({"count": *count, "lastTimestamp": k8s_time(cx.now)}), 0);
             return;
         }

@@ -22,7 +22,7 @@ impl ServiceAccountController {
                 metadata: ObjectMeta { name: Some("default".into()), namespace: Some(name), ..ObjectMeta::default() },
                 ..ServiceAccount::default()
             };
-            cx.create(Object::ServiceAccount(sa), 0);
+            cx.create(Object::ServiceAccount(Box::new(sa)), 0);
         }
     }
 }

@@ -280,7 +280,7 @@ impl StatefulSetController {
         let pods = self.pods.cached(key, Kind::Pod, cx);
         pods.iter()
             .filter_map(|o| match o.as_ref() {
-                Object::Pod(p) => Some(p.clone()),
+                Object::Pod(p) => Some((**p).clone()),
                 _ => None,
             })
             .collect()
@@ -291,7 +291,7 @@ impl StatefulSetController {
         let mut list: Vec<ControllerRevision> = revisions
             .iter()
             .filter_map(|o| match o.as_ref() {
-                Object::ControllerRevision(r) => Some(r.clone()),
+                Object::ControllerRevision(r) => Some((**r).clone()),
                 _ => None,
             })
             .collect();
@@ -323,7 +323,7 @@ impl StatefulSetController {
                 let name = raised.metadata.name.clone().unwrap_or_default();
                 self.await_(key, Awaited::Revision(name, next));
                 let tag = self.book.tag(Op::Other { set: key.to_string() });
-                cx.update(Object::ControllerRevision(raised), tag);
+                cx.update(Object::ControllerRevision(Box::new(raised)), tag);
                 return None;
             }
             None => {
@@ -351,7 +351,7 @@ impl StatefulSetController {
                 };
                 self.await_(key, Awaited::Revision(name.clone(), next));
                 let tag = self.book.tag(Op::CreateRevision { set: key.to_string(), name, revision: next });
-                cx.create(Object::ControllerRevision(revision), tag);
+                cx.create(Object::ControllerRevision(Box::new(revision)), tag);
                 return None;
             }
         };
@@ -560,7 +560,7 @@ impl StatefulSetController {
                     self.await_(key, Awaited::Claim(name.clone()));
                     let tag =
                         self.book.tag(Op::CreateClaim { set: key.to_string(), claim: name, pod: pod_name.clone() });
-                    cx.create(Object::PersistentVolumeClaim(claim), tag);
+                    cx.create(Object::PersistentVolumeClaim(Box::new(claim)), tag);
                 }
             }
         }
@@ -571,7 +571,7 @@ impl StatefulSetController {
         let name = pod.metadata.name.clone().unwrap_or_default();
         self.await_(key, Awaited::Pod(name.clone()));
         let tag = self.book.tag(Op::CreatePod { set: key.to_string(), pod: name });
-        cx.create(Object::Pod(pod), tag);
+        cx.create(Object::Pod(Box::new(pod)), tag);
     }
 
     fn delete_pod(&mut self, key: &str, pod: &Pod, cx: &mut Cx) {
@@ -579,7 +579,7 @@ impl StatefulSetController {
         let uid = pod.metadata.uid.clone().unwrap_or_default();
         self.await_(key, Awaited::Gone(name.clone(), uid.clone()));
         let tag = self.book.tag(Op::DeletePod { set: key.to_string(), pod: name, uid });
-        cx.delete(&Object::Pod(pod.clone()), None, None, tag);
+        cx.delete(&Object::Pod(Box::new(pod.clone())), None, None, tag);
     }
 
     /// `truncateHistory`: revisions no pod uses beyond `revisionHistoryLimit` go, oldest first.
@@ -604,7 +604,7 @@ impl StatefulSetController {
         let key = key_of(&set.metadata);
         for old in &history[..history.len() - limit] {
             let tag = self.book.tag(Op::Other { set: key.clone() });
-            cx.delete(&Object::ControllerRevision((*old).clone()), None, None, tag);
+            cx.delete(&Object::ControllerRevision(Box::new((*old).clone())), None, None, tag);
         }
     }
 
@@ -623,7 +623,7 @@ impl StatefulSetController {
         let mut next = set.clone();
         next.status = Some(status);
         let tag = self.book.tag(Op::Other { set: key_of(&set.metadata) });
-        cx.update_status(Object::StatefulSet(next), tag);
+        cx.update_status(Object::StatefulSet(Box::new(next)), tag);
     }
 }
 

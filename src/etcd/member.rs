@@ -695,10 +695,10 @@ mod tests {
     }
 
     fn configmap(name: &str) -> Arc<Object> {
-        Arc::new(Object::ConfigMap(ConfigMap {
+        Arc::new(Object::ConfigMap(Box::new(ConfigMap {
             metadata: ObjectMeta { name: Some(name.to_string()), ..ObjectMeta::default() },
             ..ConfigMap::default()
-        }))
+        })))
     }
 
     fn event_revisions(events: &[Event]) -> Vec<u64> {

@@ -276,10 +276,10 @@ mod tests {
     use crate::api::ObjectMeta;
 
     fn cm(name: &str) -> Arc<Object> {
-        Arc::new(Object::ConfigMap(ConfigMap {
+        Arc::new(Object::ConfigMap(Box::new(ConfigMap {
             metadata: ObjectMeta { name: Some(name.to_string()), ..ObjectMeta::default() },
             ..ConfigMap::default()
-        }))
+        })))
     }
 
     fn put(key: &str) -> Op {

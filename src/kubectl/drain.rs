@@ -158,7 +158,7 @@ async fn evict_one(ctx: &Context, pod: &Object) -> Result<(), Failure> {
             .namespace(pod.namespace())
             .name(pod.name())
             .subresource("eviction")
-            .body(Object::Eviction(eviction));
+            .body(Object::Eviction(Box::new(eviction)));
         match ctx.api.call(req).await? {
             ApiResponse::Error(s) if s.code == 429 => {
                 ctx.println(&format!(

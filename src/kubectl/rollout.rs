@@ -138,7 +138,7 @@ async fn replica_sets(ctx: &Context, d: &Deployment) -> Result<Vec<(i64, Replica
                     .and_then(|a| a.get(REVISION))
                     .and_then(|r| r.parse().ok())
                     .unwrap_or(0);
-                Some((rev, rs.clone()))
+                Some((rev, (**rs).clone()))
             }
             _ => None,
         })
@@ -162,11 +162,11 @@ async fn history(ctx: &Context, name: &str) -> Result<(), Failure> {
         };
         ctx.println(&format!("deployment.apps/{name} with revision #{wanted}"));
         let template = rs.spec.as_ref().and_then(|s| s.template.clone()).unwrap_or_default();
-        let pod = Object::Pod(crate::api::api::core::v1::Pod {
+        let pod = Object::Pod(Box::new(crate::api::api::core::v1::Pod {
             metadata: template.metadata.unwrap_or_default(),
             spec: template.spec,
             status: None,
-        });
+        }));
         let text = super::printers::describe::describe(&pod, &Default::default(), ctx.api.now());
         ctx.api.print(&text);
         return Ok(());

@@ -1849,11 +1849,11 @@ impl Kubelet {
         let mut pod = Pod::clone(&w.pod);
         if w.is_static {
             match self.conn.informer(0).get(&w.key).map(|o| o.as_ref().clone()) {
-                Some(Object::Pod(mirror)) => pod = mirror,
+                Some(Object::Pod(mirror)) => pod = *mirror,
                 _ => return,
             }
         }
-        let about = Object::Pod(pod);
+        let about = Object::Pod(Box::new(pod));
         // The event recorder's correlator: the same event again bumps the count of the one recorded.
         let key = format!("{uid}|{}|{type_}|{reason}|{message}", container.unwrap_or(""));
         if let Some((name, count)) = self.recorded.get_mut(&key) {

@@ -94,7 +94,7 @@ fn parse(text: &str, path: &str, node: &str, seen: &str) -> Result<StaticPod, St
     annotations.insert("kubernetes.io/config.hash".into(), uid.clone());
     annotations.insert("kubernetes.io/config.source".into(), "file".into());
     annotations.insert("kubernetes.io/config.seen".into(), seen.to_string());
-    Ok(StaticPod { uid, key: format!("{ns}/{name}"), path: path.to_string(), pod })
+    Ok(StaticPod { uid, key: format!("{ns}/{name}"), path: path.to_string(), pod: *pod })
 }
 
 /// 32 hex from the pod, its node and its file.

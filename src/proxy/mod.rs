@@ -225,7 +225,7 @@ impl KubeProxy {
             .slices
             .of(service_key)
             .filter_map(|k| match self.conn.informer(SLICES).get(k).map(|o| o.as_ref()) {
-                Some(Object::EndpointSlice(s)) => Some(s),
+                Some(Object::EndpointSlice(s)) => Some(&**s),
                 _ => None,
             })
             .collect();

@@ -82,7 +82,7 @@ mod tests {
     use crate::api::ObjectMeta;
 
     fn slice(name: &str, service: &str) -> Arc<Object> {
-        Arc::new(Object::EndpointSlice(EndpointSlice {
+        Arc::new(Object::EndpointSlice(Box::new(EndpointSlice {
             metadata: ObjectMeta {
                 name: Some(name.into()),
                 namespace: Some("default".into()),
@@ -92,7 +92,7 @@ mod tests {
             address_type: "IPv4".into(),
             endpoints: Vec::new(),
             ports: None,
-        }))
+        })))
     }
 
     #[test]

@@ -341,14 +341,14 @@ mod tests {
 
     #[test]
     fn the_nominator_tracks_one_node_per_pod() {
-        let obj = Arc::new(crate::api::Object::Pod(crate::api::api::core::v1::Pod {
+        let obj = Arc::new(crate::api::Object::Pod(Box::new(crate::api::api::core::v1::Pod {
             metadata: crate::api::ObjectMeta {
                 name: Some("p".into()),
                 namespace: Some("d".into()),
                 ..Default::default()
             },
             ..Default::default()
-        }));
+        })));
         let pod = Arc::new(PodInfo::new(&obj).unwrap());
         let mut n = Nominator::default();
         n.add(pod.clone(), "n1");

@@ -713,7 +713,7 @@ impl Scheduler {
             .namespace(pod.metadata.namespace.as_deref())
             .name(pod.metadata.name.as_deref().unwrap_or(""))
             .subresource("binding")
-            .body(Object::Binding(binding));
+            .body(Object::Binding(Box::new(binding)));
         let tag = self.tag(Call::Bind { pod: info, node });
         self.conn.call(ctx, req, tag);
     }

@@ -268,14 +268,14 @@ mod tests {
     use super::*;
 
     fn pod(name: &str, priority: i32, start: i64) -> Arc<PodInfo> {
-        let obj = Arc::new(Object::Pod(crate::api::api::core::v1::Pod {
+        let obj = Arc::new(Object::Pod(Box::new(crate::api::api::core::v1::Pod {
             metadata: crate::api::ObjectMeta {
                 name: Some(name.into()),
                 namespace: Some("d".into()),
                 ..Default::default()
             },
             ..Default::default()
-        }));
+        })));
         let mut info = PodInfo::new(&obj).unwrap();
         info.priority = priority;
         info.start_time = Some(start);

@@ -33,8 +33,8 @@ pub enum Write {
 impl Write {
     pub fn object(&self) -> Object {
         match self {
-            Write::Volume(pv) => Object::PersistentVolume(pv.as_ref().clone()),
-            Write::Claim(pvc) => Object::PersistentVolumeClaim(pvc.as_ref().clone()),
+            Write::Volume(pv) => Object::PersistentVolume(Box::new(pv.as_ref().clone())),
+            Write::Claim(pvc) => Object::PersistentVolumeClaim(Box::new(pvc.as_ref().clone())),
         }
     }
 
@@ -96,7 +96,7 @@ pub fn plan(
                     .annotations
                     .get_or_insert_with(BTreeMap::new)
                     .insert(SELECTED_NODE.into(), node.name.to_string());
-                writes.push((key, Write::Claim(Box::new(claim))));
+                writes.push((key, Write::Claim(claim)));
             }
             _ => return Err(format!("pvc {key:?}: no volume available on node {:?}", node.name)),
         }

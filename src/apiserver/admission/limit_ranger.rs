@@ -36,7 +36,7 @@ fn limit_ranges(req: &AdmissionRequest, cache: &WatchCache) -> Vec<LimitRange> {
         .list(Kind::LimitRange, req.namespace)
         .iter()
         .filter_map(|o| match o.as_ref() {
-            Object::LimitRange(lr) => Some(lr.clone()),
+            Object::LimitRange(lr) => Some((**lr).clone()),
             _ => None,
         })
         .collect()

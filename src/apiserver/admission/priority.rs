@@ -15,7 +15,7 @@ fn default_class(cache: &WatchCache) -> Option<PriorityClass> {
         .list(Kind::PriorityClass, None)
         .iter()
         .filter_map(|o| match o.as_ref() {
-            Object::PriorityClass(pc) if pc.global_default == Some(true) => Some(pc.clone()),
+            Object::PriorityClass(pc) if pc.global_default == Some(true) => Some((**pc).clone()),
             _ => None,
         })
         .min_by_key(|pc| pc.value)

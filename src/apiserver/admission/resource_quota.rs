@@ -412,7 +412,7 @@ pub fn validate(req: &AdmissionRequest, obj: Option<&Object>, cache: &WatchCache
         .list(Kind::ResourceQuota, req.namespace)
         .iter()
         .filter_map(|o| match o.as_ref() {
-            Object::ResourceQuota(q) => Some(q.clone()),
+            Object::ResourceQuota(q) => Some((**q).clone()),
             _ => None,
         })
         .collect();

@@ -452,7 +452,7 @@ pub fn validate(
         .list(Kind::ValidatingAdmissionPolicy, None)
         .iter()
         .filter_map(|o| match o.as_ref() {
-            Object::ValidatingAdmissionPolicy(p) => Some(p.clone()),
+            Object::ValidatingAdmissionPolicy(p) => Some((**p).clone()),
             _ => None,
         })
         .collect();
@@ -463,7 +463,7 @@ pub fn validate(
         .list(Kind::ValidatingAdmissionPolicyBinding, None)
         .iter()
         .filter_map(|o| match o.as_ref() {
-            Object::ValidatingAdmissionPolicyBinding(b) => Some(b.clone()),
+            Object::ValidatingAdmissionPolicyBinding(b) => Some((**b).clone()),
             _ => None,
         })
         .collect();

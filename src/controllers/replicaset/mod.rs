@@ -235,7 +235,7 @@ impl ReplicaSetController {
             let tally = Tally::new(
                 basis,
                 pods.filter_map(|o| match o.as_ref() {
-                    Object::Pod(p) => Some(p),
+                    Object::Pod(p) => Some(&**p),
                     _ => None,
                 }),
             );
@@ -345,7 +345,7 @@ impl ReplicaSetController {
             let tag = self.tag(Op::Claim { rs: key.to_string() });
             cx.update(Object::Pod(adopting.clone()), tag);
             if is_active(&adopting) {
-                adopted.push(adopting);
+                adopted.push(*adopting);
             }
         }
         let min_ready = rs.spec.as_ref().and_then(|s| s.min_ready_seconds).unwrap_or(0);
@@ -373,7 +373,7 @@ impl ReplicaSetController {
                 for _ in 0..n {
                     let pod = pod_from_template(rs);
                     let tag = self.tag(Op::Create { rs: key.to_string() });
-                    cx.create(Object::Pod(pod), tag);
+                    cx.create(Object::Pod(Box::new(pod)), tag);
                 }
             } else {
                 self.batch.remove(key);
@@ -382,7 +382,7 @@ impl ReplicaSetController {
                     let mut ranked: Vec<&Pod> = owned
                         .iter()
                         .filter_map(|o| match o.as_ref() {
-                            Object::Pod(p) => Some(p),
+                            Object::Pod(p) => Some(&**p),
                             _ => None,
                         })
                         .chain(adopted.iter())
@@ -402,7 +402,7 @@ impl ReplicaSetController {
                             uid: pod.metadata.uid.clone().unwrap_or_default(),
                         };
                         let tag = self.tag(op);
-                        cx.delete(&Object::Pod(pod.clone()), None, None, tag);
+                        cx.delete(&Object::Pod(Box::new(pod.clone())), None, None, tag);
                     }
                 }
             }
@@ -452,7 +452,7 @@ impl ReplicaSetController {
             let mut updated = rs.clone();
             updated.status = Some(status);
             let tag = self.tag(Op::Status);
-            cx.update_status(Object::ReplicaSet(updated), tag);
+            cx.update_status(Object::ReplicaSet(Box::new(updated)), tag);
         }
     }
 }

@@ -169,7 +169,7 @@ mod tests {
         }
         let value: serde_json::Value = serde_yaml::from_str(&yaml).unwrap();
         match Object::from_json_as(crate::api::Kind::Pod, value).unwrap() {
-            Object::Pod(p) => p,
+            Object::Pod(p) => *p,
             other => panic!("not a pod: {other:?}"),
         }
     }

@@ -215,7 +215,7 @@ fn events_block(w: &mut Writer, events: &[Arc<Object>], now: SimTime) {
     let mut list: Vec<&core::Event> = events
         .iter()
         .filter_map(|o| match o.as_ref() {
-            Object::Event(e) => Some(e),
+            Object::Event(e) => Some(&**e),
             _ => None,
         })
         .collect();
@@ -1008,7 +1008,7 @@ fn describe_node(w: &mut Writer, node: &core::Node, related: &Related, now: SimT
         .pods
         .iter()
         .filter_map(|o| match o.as_ref() {
-            Object::Pod(p) => Some(p),
+            Object::Pod(p) => Some(&**p),
             _ => None,
         })
         .filter(|p| {
@@ -1319,7 +1319,7 @@ fn describe_deployment(w: &mut Writer, d: &apps::Deployment, related: &Related, 
         .replica_sets
         .iter()
         .filter_map(|o| match o.as_ref() {
-            Object::ReplicaSet(rs) => Some(rs),
+            Object::ReplicaSet(rs) => Some(&**rs),
             _ => None,
         })
         .filter(|rs| {
@@ -1505,7 +1505,7 @@ fn describe_service(w: &mut Writer, svc: &core::Service, related: &Related, now:
         .endpoint_slices
         .iter()
         .filter_map(|o| match o.as_ref() {
-            Object::EndpointSlice(s) => Some(s),
+            Object::EndpointSlice(s) => Some(&**s),
             _ => None,
         })
         .collect();
@@ -1575,7 +1575,7 @@ fn describe_namespace(w: &mut Writer, ns: &core::Namespace, related: &Related) {
         .resource_quotas
         .iter()
         .filter_map(|o| match o.as_ref() {
-            Object::ResourceQuota(q) => Some(q),
+            Object::ResourceQuota(q) => Some(&**q),
             _ => None,
         })
         .collect();
@@ -1611,7 +1611,7 @@ fn describe_namespace(w: &mut Writer, ns: &core::Namespace, related: &Related) {
         .limit_ranges
         .iter()
         .filter_map(|o| match o.as_ref() {
-            Object::LimitRange(l) => Some(l),
+            Object::LimitRange(l) => Some(&**l),
             _ => None,
         })
         .collect();

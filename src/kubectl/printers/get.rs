@@ -112,7 +112,7 @@ pub fn events_table(events: &[Arc<Object>], now: SimTime, all_namespaces: bool) 
     let mut list: Vec<&core::Event> = events
         .iter()
         .filter_map(|o| match o.as_ref() {
-            Object::Event(e) => Some(e),
+            Object::Event(e) => Some(&**e),
             _ => None,
         })
         .collect();

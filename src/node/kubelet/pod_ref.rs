@@ -21,7 +21,7 @@ impl PodRef {
     }
 
     pub(super) fn owned(pod: Pod) -> PodRef {
-        PodRef(Arc::new(Object::Pod(pod)))
+        PodRef(Arc::new(Object::Pod(Box::new(pod))))
     }
 }
 
