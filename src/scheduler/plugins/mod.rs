@@ -238,7 +238,7 @@ pub fn score_nodes(cache: &mut Cache, state: &CycleState, listers: &Listers, fea
                 Some((raw.clone(), raw))
             }
             "PodTopologySpread" => spread_state.as_ref().map(|s| {
-                let raw: Vec<Option<i64>> = nodes.iter().map(|n| spread::score(s, cache, n)).collect();
+                let raw = spread::scores(s, cache, &nodes);
                 (spread::normalize(&raw), raw.iter().map(|r| r.unwrap_or(0)).collect())
             }),
             "InterPodAffinity" => interpod_state.as_ref().map(|s| {

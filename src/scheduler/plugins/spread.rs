@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use crate::api::selector::LabelSelector;
 
 use super::super::cache::{Cache, Selection};
-use super::super::counts::TopoCounts;
+use super::super::counts::{Counter, TopoCounts};
 use super::super::listers::Listers;
 use super::super::nodeinfo::NodeInfo;
 use super::super::podinfo::{PodInfo, SpreadConstraint};
@@ -221,7 +221,10 @@ pub fn prescore(cache: &mut Cache, pod: &PodInfo, listers: &Listers, feasible: &
         scored_nodes += 1;
         for (i, p) in constraints.iter().enumerate() {
             if p.constraint.topology_key != HOSTNAME {
-                present[i].insert(node.label(&p.constraint.topology_key).unwrap_or("").to_string());
+                let value = node.label(&p.constraint.topology_key).unwrap_or("");
+                if !present[i].contains(value) {
+                    present[i].insert(value.to_string());
+                }
             }
         }
     }
@@ -236,27 +239,39 @@ pub fn prescore(cache: &mut Cache, pod: &PodInfo, listers: &Listers, feasible: &
     Some(ScoreState { constraints, require_all_keys, weights, present })
 }
 
-/// The raw score (matching pods weighted, lower is better); None for a node the plugin ignores.
-pub fn score(state: &ScoreState, cache: &Cache, node: &NodeInfo) -> Option<i64> {
-    if state.require_all_keys && !has_all_keys(state.constraints.iter().map(|p| &p.constraint), node) {
-        return None;
-    }
-    let mut total = 0.0;
-    for (i, p) in state.constraints.iter().enumerate() {
-        let c = &p.constraint;
-        let Some(value) = node.label(&c.topology_key) else { continue };
-        let count = if c.topology_key == HOSTNAME {
-            p.selection.as_ref().and_then(|s| cache.selection(s)).map_or(0, |k| k.on_node(&node.name))
-        } else if !state.present[i].contains(value) {
-            0
-        } else {
-            let counts = p.counts(cache);
-            let missing = if value.is_empty() && !state.require_all_keys { counts.map_or(0, |t| t.missing) } else { 0 };
-            counts.map_or(0, |t| t.get(value)) + missing
-        };
-        total += count as f64 * state.weights[i] + (c.max_skew - 1) as f64;
-    }
-    Some(total.round() as i64)
+/// The raw scores of `nodes` (matching pods weighted, lower is better); None for a node the plugin ignores.
+/// The counts each constraint reads are looked up once for all the nodes, not once per node.
+pub fn scores(state: &ScoreState, cache: &Cache, nodes: &[&NodeInfo]) -> Vec<Option<i64>> {
+    let sources: Vec<(Option<&Counter>, Option<&TopoCounts>)> = state
+        .constraints
+        .iter()
+        .map(|p| match p.constraint.topology_key == HOSTNAME {
+            true => (p.selection.as_ref().and_then(|s| cache.selection(s)), None),
+            false => (None, p.counts(cache)),
+        })
+        .collect();
+    let score = |node: &NodeInfo| {
+        if state.require_all_keys && !has_all_keys(state.constraints.iter().map(|p| &p.constraint), node) {
+            return None;
+        }
+        let mut total = 0.0;
+        for (i, (p, (host, topo))) in state.constraints.iter().zip(&sources).enumerate() {
+            let c = &p.constraint;
+            let Some(value) = node.label(&c.topology_key) else { continue };
+            let count = if c.topology_key == HOSTNAME {
+                host.map_or(0, |k| k.on_node(&node.name))
+            } else if !state.present[i].contains(value) {
+                0
+            } else {
+                let missing =
+                    if value.is_empty() && !state.require_all_keys { topo.map_or(0, |t| t.missing) } else { 0 };
+                topo.map_or(0, |t| t.get(value)) + missing
+            };
+            total += count as f64 * state.weights[i] + (c.max_skew - 1) as f64;
+        }
+        Some(total.round() as i64)
+    };
+    nodes.iter().map(|n| score(n)).collect()
 }
 
 /// Fewer matching pods score higher: 100 × (max + min − score) / max over the scored nodes.
