@@ -87,6 +87,34 @@ fn a_second_pod_with_the_same_image_on_the_same_node_finds_it_already_present() 
 }
 
 #[test]
+fn pulling_again_an_image_the_node_has_only_fetches_its_manifest() {
+    let mut c = Cluster::new_default(1);
+    let pinned = "  nodeName: node01\n";
+    let always = "    imagePullPolicy: Always\n";
+    apply(&mut c, &pod("one", "nginx:1.27", pinned, always));
+    c.advance_ms(5_000);
+    apply(&mut c, &pod("two", "nginx:1.27", pinned, always));
+    c.advance_ms(2_000);
+    let pulled = |c: &mut Cluster, pod: &str| {
+        let events = get(
+            c,
+            &format!(
+                "get events --field-selector involvedObject.name={pod},reason=Pulled -o jsonpath={{.items[0].message}}"
+            ),
+        );
+        let ms = events.split(" in ").nth(1).and_then(|t| t.split(' ').next()).unwrap_or_default().to_string();
+        (events, ms)
+    };
+    // The first pull downloads the layers (1–3 s); the second finds them and takes a registry round trip.
+    let (first, first_ms) = pulled(&mut c, "one");
+    assert!(first_ms.ends_with('s') && !first_ms.ends_with("ms"), "{first}");
+    let (second, second_ms) = pulled(&mut c, "two");
+    let ms: u64 = second_ms.trim_end_matches("ms").parse().unwrap_or(0);
+    assert!(second_ms.ends_with("ms") && (200..=600).contains(&ms), "{second}");
+    assert!(row(&mut c, "two").contains("Running"), "{}", row(&mut c, "two"));
+}
+
+#[test]
 fn a_sleep_that_ends_with_restart_policy_never_completes_and_succeeds() {
     let mut c = Cluster::new_default(1);
     apply(&mut c, &pod("nap", "busybox:1.36", "  restartPolicy: Never\n", "    command: [sleep, \"5\"]\n"));
