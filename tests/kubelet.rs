@@ -385,3 +385,13 @@ fn pod_workers_run_side_by_side_but_image_pulls_take_turns() {
         r.output
     );
 }
+
+#[test]
+fn the_node_reports_its_kubelet_version_and_leaves_the_deprecated_kube_proxy_version_empty() {
+    let mut c = Cluster::new_default(1);
+    assert!(get(&mut c, "get node node01 -o jsonpath={.status.nodeInfo.kubeletVersion}").starts_with("v1.34."));
+    let json = get(&mut c, "get node node01 -o json");
+    assert!(json.contains("\"kubeProxyVersion\": \"\","), "{json}");
+    let describe = get(&mut c, "describe node node01");
+    assert!(describe.lines().any(|l| l.trim_end() == "  Kube-Proxy Version:"), "{describe}");
+}

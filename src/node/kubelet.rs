@@ -535,7 +535,9 @@ impl Kubelet {
             "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
             "nodeInfo": {
                 "architecture": "amd64", "bootID": "", "containerRuntimeVersion": super::os::container_runtime_version(),
-                "kernelVersion": super::os::KERNEL_RELEASE, "kubeProxyVersion": KUBELET_VERSION,
+                // Left empty: DisableNodeKubeProxyVersion is on by default since v1.33 (KEP-4004; the kubelet
+                // never knew kube-proxy's version).
+                "kernelVersion": super::os::KERNEL_RELEASE, "kubeProxyVersion": "",
                 "kubeletVersion": KUBELET_VERSION, "machineID": "", "operatingSystem": "linux",
                 "osImage": super::os::OS_IMAGE, "systemUUID": ""
             }
