@@ -692,3 +692,31 @@ fn prebind_selects_the_node_for_a_provisioned_claim_and_the_volume_follows_the_p
     let d = c.scheduler().unwrap().decision("default/app").unwrap().clone();
     assert_eq!(d.prebind, ["default/cache: provisioned on node01"]);
 }
+
+#[test]
+fn a_prebind_whose_claim_is_not_bound_within_the_bind_timeout_fails_and_the_pod_is_tried_again() {
+    let mut c = Cluster::new_default(2);
+    apply(&mut c, "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: local}\nprovisioner: kubernetes.io/no-provisioner\nvolumeBindingMode: WaitForFirstConsumer\n");
+    apply(&mut c, "apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: disk}\nspec:\n  storageClassName: local\n  capacity: {storage: 2Gi}\n  accessModes: [ReadWriteOnce]\n  hostPath: {path: /disk}\n  nodeAffinity:\n    required:\n      nodeSelectorTerms:\n      - matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [node01]}]\n");
+    apply(&mut c, "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec:\n  storageClassName: local\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n");
+    c.advance_ms(5_000);
+    // Nothing binds the claim while the PV controller is down: PreBind waits bindTimeoutSeconds (600 s).
+    c.stop("kube-controller-manager").unwrap();
+    let mounts = "  volumes:\n  - name: data\n    persistentVolumeClaim: {claimName: data}\n";
+    apply(&mut c, &labelled_pod("db", "app: db", mounts, "100m"));
+    c.advance_ms(590_000);
+    let events = || "get events --field-selector involvedObject.name=db,reason=FailedScheduling";
+    assert_eq!(kubectl(&mut c, events()).0, "No resources found in default namespace.\n");
+    c.advance_ms(15_000);
+    let failed = kubectl(&mut c, events()).0;
+    assert!(
+        failed.contains("running PreBind plugin \"VolumeBinding\": binding volumes: context deadline exceeded"),
+        "{failed}"
+    );
+    assert_eq!(node_of(&mut c, "db"), "");
+    // Tried again after its backoff, it finds the volume it had named and binds once the controller is back.
+    c.start("kube-controller-manager").unwrap();
+    c.advance_ms(20_000);
+    assert_eq!(jsonpath(&mut c, "pvc data", "{.status.phase} {.spec.volumeName}"), "Bound disk");
+    assert_eq!(node_of(&mut c, "db"), "node01");
+}

@@ -33,8 +33,8 @@ pub enum Write {
 impl Write {
     pub fn object(&self) -> Object {
         match self {
-            Write::Volume(pv) => Object::PersistentVolume(Box::new(pv.as_ref().clone())),
-            Write::Claim(pvc) => Object::PersistentVolumeClaim(Box::new(pvc.as_ref().clone())),
+            Write::Volume(pv) => Object::PersistentVolume(pv.clone()),
+            Write::Claim(pvc) => Object::PersistentVolumeClaim(pvc.clone()),
         }
     }
 
