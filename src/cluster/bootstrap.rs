@@ -9,9 +9,11 @@ use serde_json::{json, Value};
 use crate::api::manifest::parse_documents;
 use crate::api::{lookup_kind, ApiRequest, ApiResponse, Credentials, Object, Verb};
 use crate::client::Api;
+use crate::sim::SimTime;
 
 use crate::api::Kind;
 
+use super::install::Install;
 use super::Cluster;
 
 const MANIFESTS: &str = include_str!("bootstrap.yaml");
@@ -119,7 +121,9 @@ const INSTALL_LIMIT_MS: u64 = 60_000;
 /// More time for bigger clusters (each kubelet registers its own Node).
 const INSTALL_LIMIT_MS_PER_NODE: u64 = 100;
 
-pub fn install(cluster: &mut Cluster) {
+/// Starts the install: the `kubeadm` program that creates the cluster's objects is spawned at time zero.
+/// [`Cluster::continue_install`] runs the rest (see [`super::install`]).
+pub fn start_install(cluster: &mut Cluster) -> Install {
     let mut docs: Vec<Value> = parse_documents(MANIFESTS, "bootstrap.yaml")
         .map(|d| d.into_iter().map(|d| d.value).collect())
         .unwrap_or_default();
@@ -132,17 +136,18 @@ pub fn install(cluster: &mut Cluster) {
         docs.extend(ms.into_iter().flatten());
     }
     let pid = cluster.spawn(Some("kubernetes-admin"), move |api| Box::pin(create_all(api, docs)));
-    cluster.run_until_exit(pid, INSTALL_LIMIT_MS);
-    // The kubelets register their Nodes and post the control plane's mirror pods on their own; the
-    // cluster is handed over once every node is Ready and every mirror pod runs.
-    let nodes = cluster.config.all_nodes().count() as u64;
-    let deadline = cluster.now().plus_ms(INSTALL_LIMIT_MS + INSTALL_LIMIT_MS_PER_NODE * nodes);
-    while !settled(cluster) && cluster.now() < deadline {
-        cluster.advance_ms(100);
-    }
+    Install::creating(pid, cluster.now().plus_ms(INSTALL_LIMIT_MS))
 }
 
-fn settled(cluster: &Cluster) -> bool {
+/// When the install hands the cluster over at the latest, counted from the moment kubeadm's objects exist:
+/// the kubelets register their Nodes and post the control plane's mirror pods on their own, and the cluster
+/// is handed over once every node is Ready and every mirror pod runs ([`settled`]), or at this deadline.
+pub(super) fn settle_deadline(cluster: &Cluster) -> SimTime {
+    let nodes = cluster.config.all_nodes().count() as u64;
+    cluster.now().plus_ms(INSTALL_LIMIT_MS + INSTALL_LIMIT_MS_PER_NODE * nodes)
+}
+
+pub(super) fn settled(cluster: &Cluster) -> bool {
     let Some(api) = cluster.apiserver() else { return true };
     let cache = api.cache();
     let nodes_ready = cluster.config.all_nodes().all(|n| {

@@ -7,6 +7,7 @@
 mod bootstrap;
 mod config;
 mod inspect;
+mod install;
 mod network;
 pub mod node_files;
 mod node_shell;
@@ -38,6 +39,7 @@ use crate::sim::{ComponentId, Ctx, Event, Kernel, Payload, Rng, SimTime};
 use crate::view::{ComponentView, MessageView, View};
 
 pub use config::{ClusterConfig, NodeConfig, UserConfig};
+pub use install::Install;
 pub use nodefs::{NodeFile, NodeFs};
 pub use pacing::Skip;
 
@@ -177,8 +179,16 @@ impl Cluster {
     }
 
     /// Builds and installs a cluster: components start at time zero and kubeadm creates the cluster's
-    /// objects through the apiserver; this returns once that is done.
+    /// objects through the apiserver; this returns once that is done (see [`Cluster::installing`] for the
+    /// same install run in pieces).
     pub fn new(config: ClusterConfig, seed: u64) -> Cluster {
+        let (mut c, mut install) = Cluster::installing(config, seed);
+        while !c.continue_install(&mut install, || true) {}
+        c
+    }
+
+    /// The cluster's components, launched at time zero, before the install.
+    fn build(config: ClusterConfig, seed: u64) -> Cluster {
         let mut c = Cluster {
             kernel: Kernel::new(seed),
             components: Vec::new(),
@@ -292,7 +302,6 @@ impl Cluster {
         for i in 0..c.components.len() {
             c.launch(ComponentId(i as u32), 0);
         }
-        bootstrap::install(&mut c);
         c
     }
 

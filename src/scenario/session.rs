@@ -16,7 +16,7 @@
 //! checked here: the runner and the tests do that.
 
 use crate::api::manifest::{parse_documents, ManifestError};
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, Install};
 
 use super::file::{Action, ClusterSpec, Component, Scenario, Step, DEFAULT_SEED};
 use super::locate::{parent_path, Locations};
@@ -73,6 +73,8 @@ pub struct Session {
     start_ms: u64,
     /// kubectl processes the session started that may still print.
     processes: Vec<u64>,
+    /// The install, while it still runs (see [`Session::installing`]).
+    install: Option<Install>,
 }
 
 impl Session {
@@ -82,7 +84,40 @@ impl Session {
             Scenario { name: SESSION_NAME.into(), description: String::new(), seed, cluster: spec, steps: Vec::new() };
         let cluster = Cluster::new(runner::cluster_config(&scenario), seed);
         let start_ms = cluster.now().ms();
-        Session { cluster, scenario, start_ms, processes: Vec::new() }
+        Session { cluster, scenario, start_ms, processes: Vec::new(), install: None }
+    }
+
+    /// The session [`Session::new`] makes, with the cluster's install still to run: a page shows the cluster
+    /// at once and runs the install in pieces ([`Session::continue_install`]) over the next frames. Anything
+    /// that acts on the cluster or lets its time pass runs the rest of the install first, so the session is
+    /// the very one [`Session::new`] makes, whatever was done while it installed.
+    pub fn installing(spec: ClusterSpec, seed: u64) -> Session {
+        let scenario =
+            Scenario { name: SESSION_NAME.into(), description: String::new(), seed, cluster: spec, steps: Vec::new() };
+        let (cluster, install) = Cluster::installing(runner::cluster_config(&scenario), seed);
+        let mut session = Session { cluster, scenario, start_ms: 0, processes: Vec::new(), install: Some(install) };
+        session.continue_install(|| false);
+        session
+    }
+
+    /// Runs the install while `more()` says so (asked before each event); true once the cluster is installed.
+    pub fn continue_install(&mut self, more: impl FnMut() -> bool) -> bool {
+        let Some(install) = &mut self.install else { return true };
+        if !self.cluster.continue_install(install, more) {
+            return false;
+        }
+        self.install = None;
+        self.start_ms = self.cluster.now().ms();
+        true
+    }
+
+    /// Whether the install has ended (always, but for a session made by [`Session::installing`] in progress).
+    pub fn installed(&self) -> bool {
+        self.install.is_none()
+    }
+
+    fn finish_install(&mut self) {
+        self.continue_install(|| true);
     }
 
     /// A session on the default cluster with the default seed.
@@ -114,8 +149,10 @@ impl Session {
         &self.cluster
     }
 
-    /// The cluster, to let time pass (time passing is not a step).
+    /// The cluster, to let time pass (time passing is not a step); an install in progress runs to its end
+    /// first.
     pub fn cluster_mut(&mut self) -> &mut Cluster {
+        self.finish_install();
         &mut self.cluster
     }
 
@@ -136,14 +173,19 @@ impl Session {
         scenario
     }
 
-    /// Simulated ms since the install ended (what the next step's `at` would be).
+    /// Simulated ms since the install ended (what the next step's `at` would be); 0 while it runs.
     pub fn elapsed_ms(&self) -> u64 {
+        if !self.installed() {
+            return 0;
+        }
         self.cluster.now().ms().saturating_sub(self.start_ms)
     }
 
     /// Runs what is due at this very instant first, so that an action lands after everything its time holds,
-    /// however the caller paced the clock (a replay does the same by advancing to the step's time).
+    /// however the caller paced the clock (a replay does the same by advancing to the step's time). An
+    /// install in progress runs to its end before.
     fn settle(&mut self) {
+        self.finish_install();
         self.cluster.advance_ms(0);
     }
 
@@ -483,6 +525,61 @@ mod tests {
     fn fingerprint(c: &Cluster) -> (crate::view::View, u64, Option<u64>, u64) {
         let revision = c.etcd_member(0).map(|m| m.store().revision());
         (c.view(), c.kernel().trace.hash(), revision, c.now().ms())
+    }
+
+    #[test]
+    fn a_session_installed_in_pieces_is_the_session_built_at_once() {
+        let mut whole = Session::new_default();
+        let mut pieces = Session::installing(ClusterSpec::default(), DEFAULT_SEED);
+        assert!(!pieces.installed());
+        assert_eq!(pieces.cluster().now().ms(), 0, "the cluster shows before the install has run");
+        assert_eq!(pieces.elapsed_ms(), 0);
+        let mut budget = 0;
+        let mut pieces_run = 0;
+        while !pieces.continue_install(|| {
+            budget += 1;
+            budget % 13 != 0
+        }) {
+            pieces_run += 1;
+        }
+        assert!(pieces_run > 10, "{pieces_run} pieces");
+        assert!(pieces.installed());
+        assert_eq!(fingerprint(pieces.cluster()), fingerprint(whole.cluster()));
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for session in [&mut whole, &mut pieces] {
+            run_for(session, 1_500, &mut a);
+            session.kubectl("kubectl create deployment web --image=nginx --replicas=2").unwrap();
+            run_for(session, 4_000, &mut b);
+        }
+        assert_eq!(fingerprint(pieces.cluster()), fingerprint(whole.cluster()));
+        assert_eq!(to_yaml(&pieces.shared_scenario()), to_yaml(&whole.shared_scenario()));
+    }
+
+    #[test]
+    fn acting_or_letting_time_pass_during_the_install_finishes_it_first() {
+        let mut whole = Session::new_default();
+        whole.kubectl("kubectl get pods -A").unwrap();
+        let mut early = Session::installing(ClusterSpec::default(), DEFAULT_SEED);
+        let mut events = 0;
+        assert!(!early.continue_install(|| {
+            events += 1;
+            events < 40
+        }));
+        // A share link made now replays to the installed cluster, as the page would show it a moment later.
+        let (replayed, _) = Session::replay(&early.shared_scenario());
+        assert_eq!(fingerprint(replayed.cluster()), fingerprint(Session::new_default().cluster()));
+        early.kubectl("kubectl get pods -A").unwrap();
+        assert!(early.installed());
+        assert_eq!(early.scenario().steps[0].at_ms, Some(0));
+        assert_eq!(fingerprint(early.cluster()), fingerprint(whole.cluster()));
+
+        let mut clock = Session::installing(ClusterSpec::default(), DEFAULT_SEED);
+        clock.cluster_mut().advance_ms(250);
+        assert!(clock.installed());
+        let mut reference = Session::new_default();
+        reference.cluster_mut().advance_ms(250);
+        assert_eq!(fingerprint(clock.cluster()), fingerprint(reference.cluster()));
+        assert_eq!(clock.elapsed_ms(), 250);
     }
 
     #[test]
