@@ -21,6 +21,8 @@ pub struct Install {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stage {
+    /// Nothing has run yet: kubeadm's program is to be started (at time zero).
+    Starting,
     /// kubeadm's program creates the cluster's objects: runs until it exits, or until the deadline.
     Creating {
         process: (u64, u64),
@@ -36,6 +38,10 @@ enum Stage {
 }
 
 impl Install {
+    fn starting() -> Install {
+        Install { stage: Stage::Starting }
+    }
+
     pub(super) fn creating(process: (u64, u64), deadline: SimTime) -> Install {
         Install { stage: Stage::Creating { process, deadline } }
     }
@@ -47,13 +53,11 @@ impl Install {
 }
 
 impl Cluster {
-    /// Builds a cluster whose components run from time zero and starts its install, which
-    /// [`Cluster::continue_install`] runs (in as many pieces as the caller likes); [`Cluster::new`] is this
-    /// with the install run to its end.
+    /// Builds a cluster whose components run from time zero, with its install to run: the first piece of
+    /// [`Cluster::continue_install`] starts it (nothing else may touch the cluster before), and pieces after it
+    /// run it, as many as the caller likes. [`Cluster::new`] is this with the install run to its end.
     pub fn installing(config: super::ClusterConfig, seed: u64) -> (Cluster, Install) {
-        let mut cluster = Cluster::build(config, seed);
-        let install = bootstrap::start_install(&mut cluster);
-        (cluster, install)
+        (Cluster::build(config, seed), Install::starting())
     }
 
     /// Runs the install while `more()` says so (asked before each event). Returns true once it is done:
@@ -63,6 +67,12 @@ impl Cluster {
         loop {
             match install.stage {
                 Stage::Done => return true,
+                Stage::Starting => {
+                    if !more() {
+                        return false;
+                    }
+                    *install = bootstrap::start_install(self);
+                }
                 Stage::Creating { process: (pid, _), deadline } => {
                     let exited = self.process_status(pid).is_none_or(|s| s.exit.is_some());
                     let next = self.kernel.next_time().filter(|t| *t <= deadline);
@@ -149,7 +159,16 @@ mod tests {
         let (mut cluster, mut install) = Cluster::installing(ClusterConfig::default(), 1);
         let before = fingerprint_early(&cluster);
         assert!(!cluster.continue_install(&mut install, || false));
-        assert_eq!(fingerprint_early(&cluster), before);
+        assert_eq!(fingerprint_early(&cluster), before, "not even kubeadm's program started");
+        let mut events = 0;
+        assert!(!cluster.continue_install(&mut install, || {
+            events += 1;
+            events <= 20
+        }));
+        let midway = fingerprint_early(&cluster);
+        assert_ne!(midway, before);
+        assert!(!cluster.continue_install(&mut install, || false));
+        assert_eq!(fingerprint_early(&cluster), midway);
     }
 
     fn fingerprint_early(c: &Cluster) -> (u64, u64, Option<u64>) {

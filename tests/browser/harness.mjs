@@ -81,6 +81,7 @@ export async function openApp(t, options = {}, { allowErrors = false } = {}) {
 export async function loadApp(page) {
   await page.goto(server.url);
   await page.locator('[role="button"][aria-label="kube-apiserver"]').waitFor();
+  await installed(page);
 }
 
 export const tile = (page, name) => page.locator(`svg.diagram [role="button"][aria-label="${name}"]`);
@@ -109,4 +110,12 @@ export async function skipUntilQuiet(page) {
 /** Shows one pane of the dock beside the diagram (`Flow`, `Editor`, `Inspect`, `Scenarios`, `Nodes`, `Log`). */
 export async function showPane(page, name) {
   await page.getByRole('tab', { name, exact: true }).click();
+}
+
+/**
+ * Waits until the cluster's install has ended: the page shows the cluster at once and runs its install over the
+ * next frames (the clock starts after it).
+ */
+export async function installed(page) {
+  await page.locator('#sim-clock[data-installing="false"]').waitFor();
 }

@@ -21,7 +21,8 @@ pub const SEED: u64 = 1;
 /// Wall-clock milliseconds of simulation work per animation frame: a frame stays short at any speed and in any
 /// cluster (the clock then runs slower than asked), and a long skip runs in pieces while the page stays live.
 const FRAME_WORK_MS: f64 = 12.0;
-/// While skipping (nothing to animate) a frame works longer, and the view is published at most this often.
+/// While skipping or installing (nothing to animate) a frame works longer, and the view is published at most this
+/// often.
 const SKIP_FRAME_WORK_MS: f64 = 40.0;
 const SKIP_PUBLISH_MS: f64 = 400.0;
 /// Above this speed a message is on screen for a frame or two at most, so the view (which a big cluster makes
@@ -69,6 +70,8 @@ pub struct Sim {
     /// A skip until quiet in progress (it runs a piece per frame).
     skip: StoredValue<Option<Skip>>,
     pub skipping: RwSignal<bool>,
+    /// Whether the cluster's install still runs (a piece per frame, after the page has shown the cluster).
+    pub installing: RwSignal<bool>,
     /// When the view was last published (wall ms).
     published_at: StoredValue<f64>,
     /// Whether the cluster changed since the view was last published.
@@ -90,6 +93,7 @@ impl Sim {
     fn new(session: Session) -> Sim {
         let view = RwSignal::new(session.cluster().view());
         let time = RwSignal::new(session.cluster().now().ms() as f64);
+        let installing = RwSignal::new(!session.installed());
         Sim {
             session: StoredValue::new_local(session),
             view,
@@ -98,6 +102,7 @@ impl Sim {
             speed: RwSignal::new(DEFAULT_SPEED),
             skip: StoredValue::new(None),
             skipping: RwSignal::new(false),
+            installing,
             published_at: StoredValue::new(0.0),
             stale: StoredValue::new(false),
             editor_pid: StoredValue::new(None),
@@ -151,6 +156,7 @@ impl Sim {
         self.session.set_value(session);
         self.skip.set_value(None);
         self.skipping.set(false);
+        self.installing.set(false);
         self.editor_pid.set_value(None);
         self.time.set(now);
         self.print("info", format!("# scenario {:?} replayed", scenario.name));
@@ -190,6 +196,10 @@ impl Sim {
         ) else {
             return false;
         };
+        if self.installing.get_untracked() {
+            self.install_piece(started);
+            return true;
+        }
         if let Some(mut skip) = skip {
             let more = move || wall_now() - started < SKIP_FRAME_WORK_MS;
             let done = self.update_cluster(|c| c.continue_skip(&mut skip, more)).unwrap_or(true);
@@ -239,6 +249,21 @@ impl Sim {
         true
     }
 
+    /// Runs a piece of the cluster's install (started at wall time `started`); the clock starts once it is done.
+    /// Whatever a person does meanwhile finishes the install first (see [`Session::installing`]).
+    fn install_piece(&self, started: f64) {
+        let more = move || wall_now() - started < SKIP_FRAME_WORK_MS;
+        let done = self.session.try_update_value(|s| s.continue_install(more)).unwrap_or(true);
+        self.show_kernel_time();
+        if done {
+            self.installing.set(false);
+            crate::mark("kubeglass-installed");
+            self.publish();
+        } else if wall_now() - self.published_at.get_value() > SKIP_PUBLISH_MS {
+            self.publish();
+        }
+    }
+
     /// Shows the kernel's time (never going back from a fraction already shown).
     fn show_kernel_time(&self) {
         if let Some(now) = self.with_cluster(|c| c.now().ms() as f64) {
@@ -262,7 +287,8 @@ impl Sim {
             self.skipping.set(false);
             return;
         }
-        let Some(skip) = self.with_cluster(|c| c.start_skip(QUIET_MS, SKIP_LIMIT_MS)) else { return };
+        // Through the mutable cluster: an install still running ends first.
+        let Some(skip) = self.update_cluster(|c| c.start_skip(QUIET_MS, SKIP_LIMIT_MS)) else { return };
         self.skip.set_value(Some(skip));
         self.skipping.set(true);
     }
@@ -399,7 +425,9 @@ pub fn App() -> impl IntoView {
     let query = window().location().search().unwrap_or_default();
     let hash = window().location().hash().unwrap_or_default();
     let start = crate::share::initial_session(&query, &hash, SEED);
+    crate::mark("kubeglass-booted");
     let sim = Sim::new(start.session);
+    crate::mark("kubeglass-viewed");
     for note in start.notes {
         sim.print("info", note);
     }
@@ -409,7 +437,12 @@ pub fn App() -> impl IntoView {
     provide_context(crate::menu::MenuState(RwSignal::new(None)));
     provide_context(crate::dock::DockPane(RwSignal::new(crate::dock::Pane::Flow)));
     crate::inspect::provide();
-    schedule_frame(sim, wall_now());
+    // This frame's callbacks run before the page first paints the app: the clock's loop (and the install's
+    // pieces) start on the next frame, once the diagram is on screen.
+    request_animation_frame(move || {
+        request_animation_frame(|| crate::mark("kubeglass-painted"));
+        schedule_frame(sim, wall_now());
+    });
 
     view! {
         <div class="shell">

@@ -81,17 +81,22 @@ pub fn Header() -> impl IntoView {
             <div class="controls" role="group" aria-label="Time">
                 <div class="clock" title="Simulated time since the cluster started">
                     <span class="clock-label">"sim time"</span>
-                    <output id="sim-clock" data-ms=move || shown_ms.get().to_string()>
+                    <output
+                        id="sim-clock"
+                        data-ms=move || shown_ms.get().to_string()
+                        data-installing=move || sim.installing.get().to_string()
+                    >
                         {move || format_sim_time(shown_ms.get())}
                     </output>
                     <span
                         class="slowmo"
-                        class:active=move || { playing.get() && in_flight.get() > 0 }
+                        class:active=move || { playing.get() && in_flight.get() > 0 && !sim.installing.get() }
                         title=format!(
                             "While a message is on the wire the clock runs {SLOW_MOTION}× slower, so every hop can be followed",
                         )
                     >
                         {move || match in_flight.get() {
+                            _ if sim.installing.get() => "installing the cluster…".to_string(),
                             0 => "no messages on the wire".to_string(),
                             1 => "1 message on the wire".to_string(),
                             n => format!("{n} messages on the wire"),

@@ -10,6 +10,7 @@ use leptos::prelude::*;
 use leptos::wasm_bindgen::JsCast;
 
 use crate::app::use_sim;
+use crate::mark;
 
 /// Where the page starts.
 pub struct Start {
@@ -23,7 +24,7 @@ pub struct Start {
 }
 
 /// The page's first session: the link's scenario replayed, or else the cluster the address's `?nodes=…`
-/// describes (with a problem to show when the link was bad).
+/// describes, its install still to run (with a problem to show when the link was bad).
 pub fn initial_session(query: &str, hash: &str, seed: u64) -> Start {
     let (spec, notes) = crate::shape::config_from_query(query);
     let mut problem = None;
@@ -45,17 +46,8 @@ pub fn initial_session(query: &str, hash: &str, seed: u64) -> Start {
             Err(e) => problem = Some(e),
         }
     }
-    Start { session: Session::new(spec, seed), lines: Vec::new(), notes, problem }
-}
-
-/// A performance mark (for the measurement script; nothing on the page reads it). None in native unit tests.
-fn mark(name: &str) {
-    #[cfg(target_arch = "wasm32")]
-    if let Some(performance) = window().performance() {
-        let _ = performance.mark(name);
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    let _ = name;
+    // The page shows this cluster at once and runs its install over the next frames (see `Sim::frame`).
+    Start { session: Session::installing(spec, seed), lines: Vec::new(), notes, problem }
 }
 
 /// What the banner says: why a link or file could not be opened.
