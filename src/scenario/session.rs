@@ -95,9 +95,7 @@ impl Session {
         let scenario =
             Scenario { name: SESSION_NAME.into(), description: String::new(), seed, cluster: spec, steps: Vec::new() };
         let (cluster, install) = Cluster::installing(runner::cluster_config(&scenario), seed);
-        let mut session = Session { cluster, scenario, start_ms: 0, processes: Vec::new(), install: Some(install) };
-        session.continue_install(|| false);
-        session
+        Session { cluster, scenario, start_ms: 0, processes: Vec::new(), install: Some(install) }
     }
 
     /// Runs the install while `more()` says so (asked before each event); true once the cluster is installed.
