@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import {
-  appUrl, loadApp, openApp, pod, run, screenshots, shot, simTime, skipUntilQuiet, tile, useBrowser,
+  appUrl, installed, loadApp, openApp, pod, run, screenshots, shot, simTime, skipUntilQuiet, tile, useBrowser,
 } from './harness.mjs';
 
 useBrowser();
@@ -211,6 +211,8 @@ describe('kubeglass web app', () => {
     const page = await openApp(t);
     await page.goto(`${appUrl()}?nodes=20&etcd=3`);
     await page.locator('[role="button"][aria-label="kube-apiserver"]').waitFor();
+    // The grid draws the registered Nodes: each kubelet registers its own during the install.
+    await installed(page);
     const names = await page.locator('svg.diagram [role="button"]').evaluateAll(
       (elements) => elements.map((e) => e.getAttribute('aria-label')),
     );

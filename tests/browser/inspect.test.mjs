@@ -4,7 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  appUrl, openApp as openPage, run, shot as screenshot, showPane, skipUntilQuiet, useBrowser,
+  appUrl, installed, openApp as openPage, run, shot as screenshot, showPane, skipUntilQuiet, useBrowser,
 } from './harness.mjs';
 
 useBrowser();
@@ -14,6 +14,7 @@ async function openApp(t, query = '') {
   const page = await openPage(t);
   await page.goto(appUrl() + query);
   await page.locator('[role="button"][aria-label="kube-apiserver"]').waitFor();
+  await installed(page);
   return page;
 }
 
