@@ -214,17 +214,33 @@ pub fn prescore(cache: &mut Cache, pod: &PodInfo, listers: &Listers, feasible: &
     let constraints = prepare(cache, pod, constraints, require_all_keys);
     let mut present = vec![BTreeSet::new(); constraints.len()];
     let mut scored_nodes = 0usize;
-    for node in feasible.iter().filter_map(|n| cache.node_at(*n)) {
-        if require_all_keys && !has_all_keys(constraints.iter().map(|p| &p.constraint), node) {
-            continue;
-        }
-        scored_nodes += 1;
-        for (i, p) in constraints.iter().enumerate() {
-            if p.constraint.topology_key != HOSTNAME {
-                let value = node.label(&p.constraint.topology_key).unwrap_or("");
-                if !present[i].contains(value) {
-                    present[i].insert(value.to_string());
+    if require_all_keys {
+        for node in feasible.iter().filter_map(|n| cache.node_at(*n)) {
+            if !has_all_keys(constraints.iter().map(|p| &p.constraint), node) {
+                continue;
+            }
+            scored_nodes += 1;
+            for (i, p) in constraints.iter().enumerate() {
+                if p.constraint.topology_key != HOSTNAME {
+                    note_value(&mut present[i], node.label(&p.constraint.topology_key).unwrap_or(""));
                 }
+            }
+        }
+    } else {
+        // Every feasible node is scored; a constraint's walk ends once it has seen every value the cluster's
+        // nodes have for its key (a zone or three, usually, among hundreds of nodes).
+        scored_nodes = feasible.iter().filter(|n| cache.node_at(**n).is_some()).count();
+        for (i, p) in constraints.iter().enumerate() {
+            let key = &p.constraint.topology_key;
+            if key == HOSTNAME {
+                continue;
+            }
+            let possible = cache.domains(key) + usize::from(cache.nodes_with_key(key) < cache.node_count());
+            for node in feasible.iter().filter_map(|n| cache.node_at(*n)) {
+                if present[i].len() >= possible {
+                    break;
+                }
+                note_value(&mut present[i], node.label(key).unwrap_or(""));
             }
         }
     }
@@ -237,6 +253,12 @@ pub fn prescore(cache: &mut Cache, pod: &PodInfo, listers: &Listers, feasible: &
         })
         .collect();
     Some(ScoreState { constraints, require_all_keys, weights, present })
+}
+
+fn note_value(values: &mut BTreeSet<String>, value: &str) {
+    if !values.contains(value) {
+        values.insert(value.to_string());
+    }
 }
 
 /// The raw scores of `nodes` (matching pods weighted, lower is better); None for a node the plugin ignores.
