@@ -18,7 +18,7 @@ pub fn web(replicas: u32, image: &str, extra: &str) -> String {
 
 fn pod(c: &Cluster, name: &str) -> Option<Pod> {
     match c.apiserver()?.cache().get(Kind::Pod, Some("default"), name).as_deref() {
-        Some(Object::Pod(p)) => Some(*p.clone()),
+        Some(Object::Pod(p)) => Some((**p).clone()),
         _ => None,
     }
 }

@@ -234,7 +234,7 @@ impl DeploymentController {
             match controller_ref(&rs.metadata) {
                 Some(r) if r.uid == uid => {
                     if matches {
-                        owned.push(*rs.clone());
+                        owned.push((**rs).clone());
                     } else {
                         let mut released = rs.clone();
                         retain_owner_refs(&mut released.metadata, |r| r.uid != uid);

@@ -119,6 +119,19 @@ pub fn mismatch(pv: &PersistentVolume, pvc: &PersistentVolumeClaim) -> Option<&'
     None
 }
 
+/// The `claimRef` a volume bound to `pvc` carries (kind, apiVersion, namespace, name, uid, resourceVersion).
+pub fn claim_ref_to(pvc: &PersistentVolumeClaim) -> ObjectReference {
+    ObjectReference {
+        api_version: Some("v1".into()),
+        kind: Some("PersistentVolumeClaim".into()),
+        name: pvc.metadata.name.clone(),
+        namespace: pvc.metadata.namespace.clone(),
+        uid: pvc.metadata.uid.clone(),
+        resource_version: pvc.metadata.resource_version.clone(),
+        field_path: None,
+    }
+}
+
 pub fn selector_matches(pvc: &PersistentVolumeClaim, pv: &PersistentVolume) -> bool {
     match pvc.spec.as_ref().and_then(|s| s.selector.as_ref()) {
         None => true,
@@ -212,14 +225,14 @@ impl PersistentVolumeController {
 
     fn claim(cx: &Cx, key: &str) -> Option<PersistentVolumeClaim> {
         match cx.get(Kind::PersistentVolumeClaim, key).as_deref() {
-            Some(Object::PersistentVolumeClaim(c)) => Some(*c.clone()),
+            Some(Object::PersistentVolumeClaim(c)) => Some((**c).clone()),
             _ => None,
         }
     }
 
     fn volume(cx: &Cx, name: &str) -> Option<PersistentVolume> {
         match cx.get(Kind::PersistentVolume, name).as_deref() {
-            Some(Object::PersistentVolume(v)) => Some(*v.clone()),
+            Some(Object::PersistentVolume(v)) => Some((**v).clone()),
             _ => None,
         }
     }
@@ -495,15 +508,7 @@ impl PersistentVolumeController {
                     .insert(BOUND_BY_CONTROLLER.into(), "yes".into());
             }
             let spec = updated.spec.get_or_insert_with(Default::default);
-            spec.claim_ref = Some(ObjectReference {
-                api_version: Some("v1".into()),
-                kind: Some("PersistentVolumeClaim".into()),
-                name: pvc.metadata.name.clone(),
-                namespace: pvc.metadata.namespace.clone(),
-                uid: pvc.metadata.uid.clone(),
-                resource_version: pvc.metadata.resource_version.clone(),
-                field_path: None,
-            });
+            spec.claim_ref = Some(claim_ref_to(&pvc));
             self.busy.insert(format!("pv:{name}"));
             self.busy.insert(format!("pvc:{key}"));
             let tag = self.book.tag(Op::BindVolume { claim: key, volume: name });

@@ -159,7 +159,7 @@ pub async fn pod_for(ctx: &Context, word: &str, what: &str) -> Result<Pod, Failu
         _ => return Err(common::error("the server returned no object")),
     };
     if let Object::Pod(p) = obj.as_ref() {
-        return Ok(*p.clone());
+        return Ok((**p).clone());
     }
     let selector = workload_selector(&obj).ok_or_else(|| {
         let go_type = format!("*{}.{}", obj.info().version, obj.kind().name());

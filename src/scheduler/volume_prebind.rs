@@ -8,10 +8,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::api::api::core::v1::{ObjectReference, PersistentVolume, PersistentVolumeClaim};
+use crate::api::api::core::v1::{PersistentVolume, PersistentVolumeClaim};
 use crate::api::Object;
 use crate::controllers::persistentvolume::{
-    capacity, mismatch, selector_matches, BIND_COMPLETED, BOUND_BY_CONTROLLER, NO_PROVISIONER, SELECTED_NODE,
+    capacity, claim_ref_to, mismatch, selector_matches, BIND_COMPLETED, BOUND_BY_CONTROLLER, NO_PROVISIONER,
+    SELECTED_NODE,
 };
 
 use super::listers::Listers;
@@ -134,15 +135,7 @@ fn available_for(pv: &PersistentVolume, pvc: &PersistentVolumeClaim) -> bool {
 fn bound_to(pv: &PersistentVolume, pvc: &PersistentVolumeClaim) -> PersistentVolume {
     let mut pv = pv.clone();
     let spec = pv.spec.get_or_insert_with(Default::default);
-    spec.claim_ref = Some(ObjectReference {
-        kind: Some("PersistentVolumeClaim".into()),
-        api_version: Some("v1".into()),
-        namespace: pvc.metadata.namespace.clone(),
-        name: pvc.metadata.name.clone(),
-        uid: pvc.metadata.uid.clone(),
-        resource_version: pvc.metadata.resource_version.clone(),
-        ..ObjectReference::default()
-    });
+    spec.claim_ref = Some(claim_ref_to(pvc));
     pv.metadata.annotations.get_or_insert_with(BTreeMap::new).insert(BOUND_BY_CONTROLLER.into(), "yes".into());
     pv
 }
