@@ -330,3 +330,44 @@ fn every_place_on_a_node_names_the_same_os_release() {
     assert!(status.contains(&format!("Loaded: loaded ({}/containerd.service; enabled; preset: enabled)", os::UNIT_DIR)));
     assert!(status.contains("systemd[1]: Started containerd.service - containerd container runtime."), "{status}");
 }
+
+#[test]
+fn stopping_a_control_plane_component_moves_its_manifest_out_and_every_view_agrees_at_that_moment() {
+    for component in ["kube-scheduler", "kube-controller-manager", "kube-apiserver", "etcd"] {
+        let mut c = Cluster::new_default(3);
+        let mirror = format!("{component}-controlplane");
+        assert!(mirror_hash(&c, &mirror).is_some());
+        c.stop(component).unwrap();
+        assert!(!running(&c, if component == "etcd" { "etcd-0" } else { component }), "{component} has ended");
+        let (ls, _) =
+            sh(&mut c, "controlplane", &format!("ls /etc/kubernetes/manifests/ /etc/kubernetes/{component}.yaml"));
+        assert!(ls.starts_with(&format!("/etc/kubernetes/{component}.yaml\n")), "{component}: {ls}");
+        assert!(
+            !ls.contains(&format!("manifests/:\n{component}.yaml")) && !ls.contains(&format!("  {component}.yaml")),
+            "{ls}"
+        );
+        let (ps, _) = sh(&mut c, "controlplane", &format!("crictl ps --name {component} -q"));
+        assert_eq!(ps, "", "{component}: no running container");
+        let (journal, _) = sh(&mut c, "controlplane", &format!("journalctl -u kubelet | grep {mirror}"));
+        assert!(
+            journal.contains(&format!("\"SyncLoop REMOVE\" source=\"file\" pods=[\"kube-system/{mirror}\"]")),
+            "{journal}"
+        );
+        if component != "kube-apiserver" && component != "etcd" {
+            assert_eq!(mirror_hash(&c, &mirror), None, "{component}: the mirror pod is deleted");
+            let (out, code) = kubectl(&mut c, &format!("get pod -n kube-system {mirror}"));
+            assert_eq!(code, Some(1), "{out}");
+        }
+
+        c.start(component).unwrap();
+        assert!(running(&c, if component == "etcd" { "etcd-0" } else { component }), "{component} runs again");
+        let (ps, _) = sh(&mut c, "controlplane", &format!("crictl ps --name {component} -q | wc -l"));
+        assert_eq!(ps, "1\n", "{component}");
+        c.advance_ms(15_000);
+        let (out, code) = kubectl(&mut c, &format!("get pod -n kube-system {mirror}"));
+        assert_eq!(code, Some(0), "{component}: {out}");
+        if component != "kube-apiserver" && component != "etcd" {
+            assert!(out.contains(" 1/1     Running "), "{component}: {out}");
+        }
+    }
+}

@@ -122,6 +122,15 @@ pub const CRASH_EXIT_CODE: i32 = 137;
 /// The control plane's static pods whose binaries are simulated components.
 const STATIC_POD_PROCESSES: [&str; 4] = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"];
 
+/// The control-plane node's static pod path (kubeadm's).
+pub const MANIFESTS_DIR: &str = "/etc/kubernetes/manifests";
+/// Where stopping a control-plane component parks its manifest (outside the static pod path, kept across
+/// reboots).
+pub const PARKED_MANIFESTS_DIR: &str = "/etc/kubernetes";
+/// How long `stop` and `start` of a control-plane component wait for the kubelet to act: the static pods'
+/// 30 s termination grace period and a little more.
+const STATIC_POD_SETTLE_MS: u64 = 35_000;
+
 /// Where a component sits on the diagram.
 #[derive(Debug, Clone)]
 struct Placement {
@@ -483,11 +492,61 @@ impl Cluster {
     }
 
     /// Stops a component by its scenario name (`etcd` stops every member); it stays down until started.
+    /// A control-plane component is stopped as an operator stops it on a kubeadm node: its static pod
+    /// manifest is moved out of `/etc/kubernetes/manifests` (to `/etc/kubernetes/`), the kubelet kills its
+    /// container and deletes its mirror pod; this returns once the process has ended (or at once when the
+    /// control-plane node's kubelet or containerd is not running, which leaves the container as it is).
+    /// A node service is `systemctl stop`; a node's name powers the machine off.
     pub fn stop(&mut self, name: &str) -> Result<(), String> {
         let ids = self.resolve(name)?;
+        if let Some(process) = self.static_pod_process(name) {
+            self.move_manifest(process, false);
+            self.settle(&ids, false);
+            return Ok(());
+        }
         self.cancel_restarts(&ids);
         self.stop_ids(&ids);
         Ok(())
+    }
+
+    /// Moves a control-plane component's static pod manifest out of the kubelet's static pod path
+    /// (`run: false`) or back into it, as `mv` in the node's shell would, and wakes the kubelet.
+    fn move_manifest(&mut self, process: &str, run: bool) {
+        let cp = self.config.control_plane.name.clone();
+        let Some(fs) = self.node_fs.get(&cp).cloned() else { return };
+        let active = format!("{MANIFESTS_DIR}/{process}.yaml");
+        let parked = format!("{PARKED_MANIFESTS_DIR}/{process}.yaml");
+        let (from, to) = if run { (parked, active) } else { (active, parked) };
+        let moved = {
+            let mut fs = fs.borrow_mut();
+            fs.exists(&from) && !fs.exists(&to) && fs.rename(&from, &to, self.kernel.now()).is_ok()
+        };
+        if moved {
+            let chain = self.kernel.new_chain();
+            self.deliver_fs_events(&cp, chain);
+        }
+    }
+
+    /// Runs the simulation until every one of `ids` runs (`run`) or none does, for as long as the
+    /// control-plane node's kubelet takes to start or kill a static pod's container: not at all when its
+    /// kubelet or containerd is down (nothing on the node acts on the manifest then).
+    fn settle(&mut self, ids: &[ComponentId], run: bool) {
+        let cp = self.config.control_plane.name.clone();
+        let node_up = ["kubelet", "containerd"]
+            .iter()
+            .all(|p| self.kernel.id(&format!("{cp}/{p}")).is_some_and(|id| self.kernel.is_running(id)));
+        if !node_up {
+            return;
+        }
+        let deadline = self.kernel.now().plus_ms(STATIC_POD_SETTLE_MS);
+        while ids.iter().any(|id| self.kernel.is_running(*id) != run) {
+            match self.kernel.next_time() {
+                Some(t) if t <= deadline => {
+                    self.step();
+                }
+                _ => break,
+            }
+        }
     }
 
     fn stop_ids(&mut self, ids: &[ComponentId]) {
@@ -601,9 +660,16 @@ impl Cluster {
         }
     }
 
-    /// Starts a stopped component as a fresh process.
+    /// Starts a stopped component as a fresh process. A control-plane component's manifest goes back into
+    /// `/etc/kubernetes/manifests` and the kubelet starts its container (one the kubelet is restarting
+    /// after a crash is left to the kubelet's back-off, as on a real node).
     pub fn start(&mut self, name: &str) -> Result<(), String> {
         let ids = self.resolve(name)?;
+        if let Some(process) = self.static_pod_process(name) {
+            self.move_manifest(process, true);
+            self.settle(&ids, true);
+            return Ok(());
+        }
         self.cancel_restarts(&ids);
         for id in ids {
             let chain = self.kernel.new_chain();
@@ -627,7 +693,13 @@ impl Cluster {
     /// Stops a running component or starts a stopped one; Ok(true) when it runs afterwards.
     pub fn toggle(&mut self, name: &str) -> Result<bool, String> {
         let ids = self.resolve(name)?;
-        if ids.iter().all(|id| self.kernel.is_running(*id)) {
+        // A control-plane component is up while its manifest is in place, even between a crash and the
+        // kubelet's restart.
+        let up = match self.static_pod_process(name) {
+            Some(process) => self.control_plane_fs.borrow().exists(&format!("{MANIFESTS_DIR}/{process}.yaml")),
+            None => ids.iter().all(|id| self.kernel.is_running(*id)),
+        };
+        if up {
             self.stop(name)?;
             Ok(false)
         } else {

@@ -188,8 +188,13 @@ impl Session {
     }
 
     fn record(&mut self, action: Action) {
-        let at_ms = Some(self.elapsed_ms());
-        self.scenario.steps.push(Step { at_ms, line: 0, action, expect: None });
+        self.record_at(self.elapsed_ms(), action);
+    }
+
+    /// Records a step that began at `at_ms` (an action that lets time pass while it runs, as a stop does
+    /// while the kubelet ends a static pod's container, is replayed from the moment it began).
+    fn record_at(&mut self, at_ms: u64, action: Action) {
+        self.scenario.steps.push(Step { at_ms: Some(at_ms), line: 0, action, expect: None });
     }
 
     /// Starts a kubectl command line (with or without the leading `kubectl`); its output comes from
@@ -227,8 +232,9 @@ impl Session {
     pub fn stop(&mut self, name: &str) -> Result<(), String> {
         self.component(name)?;
         self.settle();
+        let at_ms = self.elapsed_ms();
         self.cluster.stop(name)?;
-        self.record(Action::Stop(name.into()));
+        self.record_at(at_ms, Action::Stop(name.into()));
         Ok(())
     }
 
@@ -236,8 +242,9 @@ impl Session {
     pub fn start(&mut self, name: &str) -> Result<(), String> {
         self.component(name)?;
         self.settle();
+        let at_ms = self.elapsed_ms();
         self.cluster.start(name)?;
-        self.record(Action::Start(name.into()));
+        self.record_at(at_ms, Action::Start(name.into()));
         Ok(())
     }
 
@@ -245,8 +252,9 @@ impl Session {
     pub fn crash(&mut self, name: &str) -> Result<(), String> {
         self.component(name)?;
         self.settle();
+        let at_ms = self.elapsed_ms();
         self.cluster.crash(name)?;
-        self.record(Action::Crash(name.into()));
+        self.record_at(at_ms, Action::Crash(name.into()));
         Ok(())
     }
 
@@ -255,8 +263,9 @@ impl Session {
     pub fn toggle(&mut self, name: &str) -> Result<bool, String> {
         self.component(name)?;
         self.settle();
+        let at_ms = self.elapsed_ms();
         let running = self.cluster.toggle(name)?;
-        self.record(if running { Action::Start(name.into()) } else { Action::Stop(name.into()) });
+        self.record_at(at_ms, if running { Action::Start(name.into()) } else { Action::Stop(name.into()) });
         Ok(running)
     }
 
