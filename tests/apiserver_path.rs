@@ -251,7 +251,8 @@ fn describe_prints_kubectls_layout_with_related_objects() {
     );
     assert!(out.contains("RollingUpdateStrategy:  25% max unavailable, 25% max surge"), "{out}");
     let (out, _) = kubectl(&mut c, "describe node node01");
-    assert!(out.contains("Non-terminated Pods:          (0 in total)"), "{out}");
+    assert!(out.contains("Non-terminated Pods:          (4 in total)\n"), "{out}");
+    assert!(out.contains("\n  kube-system                 kube-proxy-"), "{out}");
     assert_eq!(
         kubectl(&mut c, "describe pod nope"),
         ("Error from server (NotFound): pods \"nope\" not found\n".into(), Some(1))

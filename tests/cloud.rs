@@ -59,7 +59,10 @@ fn without_a_cloud_or_with_its_controller_manager_stopped_the_ip_stays_pending()
     c.advance_ms(30_000);
     assert_eq!(external_ip(&mut c), "");
     c.start("cloud-controller-manager").unwrap();
+    // The new process first waits out the stopped one's lease (15 s from when it reads it).
     c.advance_ms(10_000);
+    assert_eq!(external_ip(&mut c), "");
+    c.advance_ms(15_000);
     assert_eq!(external_ip(&mut c), "203.0.113.10");
 }
 

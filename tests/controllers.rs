@@ -23,7 +23,8 @@ fn every_namespace_gets_a_default_service_account_while_the_controller_manager_r
     c.advance_ms(5_000);
     assert_eq!(kubectl(&mut c, "get sa -n quiet").0, "No resources found in quiet namespace.\n");
     c.start("kube-controller-manager").unwrap();
-    c.advance_ms(3_000);
+    // Leader election: the new process waits out the stopped one's 15 s lease before its loops start.
+    c.advance_ms(25_000);
     assert_eq!(kubectl(&mut c, "get sa -n quiet -o name").0, "serviceaccount/default\n");
 }
 
@@ -66,7 +67,7 @@ fn with_the_scheduler_stopped_daemonset_pods_wait_unscheduled() {
     assert_eq!(pods.len(), 1, "only node01 matches: {pods:?}");
     assert_eq!(pods[0].1, "<none>", "nobody binds it: {pods:?}");
     c.start("kube-scheduler").unwrap();
-    c.advance_ms(3_000);
+    c.advance_ms(25_000);
     assert_eq!(pods_of(&mut c, "default", "agent-")[0].1, "node01");
 }
 
@@ -86,7 +87,7 @@ fn a_deleted_namespace_terminates_empties_and_disappears_only_with_the_controlle
         "{refused}"
     );
     c.start("kube-controller-manager").unwrap();
-    c.advance_ms(10_000);
+    c.advance_ms(30_000);
     assert_eq!(kubectl(&mut c, "get ns shop").0, "Error from server (NotFound): namespaces \"shop\" not found\n");
     assert_eq!(kubectl(&mut c, "get cm -n shop").0, "No resources found in shop namespace.\n");
 }

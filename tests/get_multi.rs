@@ -30,11 +30,11 @@ fn several_types_print_one_table_each_with_kind_names_and_a_blank_line_between()
 deployment.apps/web   2/2     2            2           30s
 
 NAME                             DESIRED   CURRENT   READY   AGE
-replicaset.apps/{rs}   2         2         2       29s
+replicaset.apps/{rs}   2         2         2       30s
 
 NAME                       READY   STATUS    RESTARTS   AGE
-pod/{}   1/1     Running   0          29s
-pod/{}   1/1     Running   0          29s
+pod/{}   1/1     Running   0          30s
+pod/{}   1/1     Running   0          30s
 ",
         p[0], p[1]
     );
@@ -45,7 +45,7 @@ pod/{}   1/1     Running   0          29s
     assert_eq!(header_lines.len(), 3, "{wide}");
     assert!(header_lines[0].ends_with("AGE   CONTAINERS   IMAGES       SELECTOR"), "{wide}");
     assert!(header_lines[2].ends_with("IP           NODE     NOMINATED NODE   READINESS GATES"), "{wide}");
-    assert!(wide.contains(&format!("\nreplicaset.apps/{rs}   2         2         2       29s   nginx        nginx:1.27   app=web,pod-template-hash=")), "{wide}");
+    assert!(wide.contains(&format!("\nreplicaset.apps/{rs}   2         2         2       30s   nginx        nginx:1.27   app=web,pod-template-hash=")), "{wide}");
     assert_eq!(wide.matches("\n\n").count(), 2, "{wide}");
 }
 
@@ -59,7 +59,7 @@ fn get_all_lists_the_workload_category_in_discovery_order() {
     assert!(sections[0].lines().skip(1).all(|l| l.starts_with("pod/web-")), "{out}");
     assert_eq!(
         sections[1],
-        "NAME                 TYPE        CLUSTER-IP   EXTERNAL-IP   PORT(S)   AGE\nservice/kubernetes   ClusterIP   10.96.0.1    <none>        443/TCP   30s"
+        "NAME                 TYPE        CLUSTER-IP   EXTERNAL-IP   PORT(S)   AGE\nservice/kubernetes   ClusterIP   10.96.0.1    <none>        443/TCP   33s"
     );
     assert!(sections[2].starts_with("NAME                  READY   UP-TO-DATE   AVAILABLE   AGE\ndeployment.apps/web "));
     assert!(sections[3]
@@ -99,7 +99,7 @@ fn type_name_pairs_no_headers_names_and_errors() {
 deployment.apps/web   2/2     2            2           30s
 
 NAME                 TYPE        CLUSTER-IP   EXTERNAL-IP   PORT(S)   AGE
-service/kubernetes   ClusterIP   10.96.0.1    <none>        443/TCP   30s
+service/kubernetes   ClusterIP   10.96.0.1    <none>        443/TCP   33s
 "
             .into(),
             Some(0)
@@ -108,7 +108,7 @@ service/kubernetes   ClusterIP   10.96.0.1    <none>        443/TCP   30s
     assert_eq!(
         kubectl(&mut c, "get deploy,svc --no-headers"),
         (
-            "deployment.apps/web   2/2   2     2     30s\nservice/kubernetes   ClusterIP   10.96.0.1   <none>   443/TCP   30s\n"
+            "deployment.apps/web   2/2   2     2     30s\nservice/kubernetes   ClusterIP   10.96.0.1   <none>   443/TCP   33s\n"
                 .into(),
             Some(0)
         )

@@ -293,7 +293,7 @@ fn minute_job(cron: &str, m: u64) -> String {
 fn a_cron_job_every_minute_starts_a_job_each_minute_and_keeps_its_history_limits() {
     let mut c = cluster();
     apply(&mut c, &cron_manifest("tick", "  successfulJobsHistoryLimit: 2\n", "[sh, -c, 'sleep 5']"));
-    c.advance_ms(55_000);
+    c.advance_ms(50_000);
     assert!(jobs_of(&mut c).is_empty(), "nothing before the first minute");
     c.advance_ms(5 * 60_000);
     let jobs = jobs_of(&mut c);

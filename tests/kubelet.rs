@@ -323,7 +323,7 @@ fn repeated_kubelet_events_are_counted_on_one_event_as_the_recorder_does() {
     c.advance_ms(45_000);
     let describe = get(&mut c, "describe pod crash");
     assert!(
-        describe.contains("Started    13s (x4 over 43s)  kubelet            Started container crash"),
+        describe.contains("Started    14s (x4 over 44s)  kubelet            Started container crash"),
         "{describe}"
     );
 }

@@ -132,7 +132,7 @@ fn a_failing_readiness_probe_keeps_the_pod_running_but_out_of_its_services_endpo
     let good_ip = jsonpath(&mut c, "good", ".status.podIP");
     let (out, _) = kubectl(&mut c, "get endpoints web --no-headers");
     let warning = "Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice\n";
-    assert_eq!(out, format!("{warning}web   {good_ip}:80   19s\n"));
+    assert_eq!(out, format!("{warning}web   {good_ip}:80   20s\n"));
     assert_eq!(
         jsonpath(&mut c, "bad", ".status.conditions[?(@.type==\"Ready\")].message"),
         "containers with unready status: [web]"
@@ -155,7 +155,7 @@ fn a_startup_probe_holds_back_liveness_and_readiness_and_kills_a_container_that_
     assert_eq!(jsonpath(&mut c, "never", ".status.containerStatuses[0].started"), "false");
     at(&mut c, start, 9);
     let ev = events(&mut c, "never");
-    assert!(ev.contains("Warning Unhealthy 1s (x3 over 6s) kubelet Startup probe failed: dial tcp 10.244.1.2:8080: connect: connection refused\n"), "{ev}");
+    assert!(ev.contains("Warning Unhealthy 1s (x3 over 6s) kubelet Startup probe failed: dial tcp 10.244.1.3:8080: connect: connection refused\n"), "{ev}");
     assert!(ev.contains("Normal Killing 1s kubelet Container app failed startup probe, will be restarted\n"), "{ev}");
     assert!(!ev.contains("Liveness probe"), "liveness waits for startup: {ev}");
     // nginx stops on SIGTERM at once: its last state is a clean exit, and it is started again.

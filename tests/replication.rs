@@ -270,7 +270,8 @@ fn foreground_deletion_keeps_the_owner_until_its_dependents_are_gone() {
     let (fin, _) = kubectl(&mut c, "get deploy web -o jsonpath={.metadata.finalizers}");
     assert_eq!(fin, "[\"foregroundDeletion\"]");
     c.start("kube-controller-manager").unwrap();
-    c.advance_ms(5_000);
+    // It leads (and its garbage collector runs) once the stopped process's lease has run out.
+    c.advance_ms(25_000);
     assert!(names(&mut c, "deploy").is_empty());
     assert!(names(&mut c, "rs").is_empty());
     assert!(names(&mut c, "pods").is_empty());
@@ -322,7 +323,7 @@ fn with_the_controller_manager_stopped_a_deployment_gets_no_replicaset_until_it_
     let (deploy, _) = kubectl(&mut c, "get deploy web");
     assert!(Regex::new(r"(?m)^web +0/3 +0 +0 +\d+s$").unwrap().is_match(&deploy), "{deploy}");
     c.start("kube-controller-manager").unwrap();
-    c.advance_ms(5_000);
+    c.advance_ms(25_000);
     assert_eq!(names(&mut c, "rs").len(), 1);
     assert_eq!(names(&mut c, "pods").len(), 3);
 }

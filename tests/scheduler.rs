@@ -660,7 +660,7 @@ fn prebind_names_the_claim_in_the_chosen_volume_and_binds_the_pod_only_once_the_
     assert_eq!((d.chosen.as_deref(), d.prebind.clone()), (Some("node02"), vec!["default/data → small".to_string()]));
 
     c.start("kube-controller-manager").unwrap();
-    c.advance_ms(5_000);
+    c.advance_ms(25_000);
     assert_eq!(jsonpath(&mut c, "pvc data", "{.status.phase} {.spec.volumeName}"), "Bound small");
     assert_eq!(node_of(&mut c, "db"), "node02");
     let events = kubectl(&mut c, "get events --field-selector involvedObject.name=db").0;

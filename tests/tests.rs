@@ -15,6 +15,7 @@ mod get_multi;
 mod jobs;
 mod kube_proxy;
 mod kubelet;
+mod leader_election;
 mod logs_exec;
 mod node_shell;
 mod nodelifecycle;

@@ -65,6 +65,8 @@ fn a_watch_sends_the_current_objects_then_each_change_in_order() {
 #[test]
 fn a_pod_entering_a_field_selector_is_added_and_leaving_it_is_deleted() {
     let mut c = Cluster::new_default(1);
+    // Unscheduled, p changes only by being created and deleted.
+    c.stop("kube-scheduler").unwrap();
     let seen = watch(&mut c, "pods", None, Some("metadata.name=p"), 2);
     c.advance_ms(10);
     let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: nginx\n";

@@ -65,9 +65,22 @@ impl ApiConn {
     /// (Re)starts every informer; pending calls and cached objects are forgotten (the process restarted, so
     /// it has not synced until its first lists come back).
     pub fn start(&mut self, ctx: &mut Ctx) {
+        self.reset();
+        self.start_informers(ctx);
+    }
+
+    /// The process restarted: pending calls and cached objects are forgotten, and the informers wait for
+    /// [`ApiConn::start_informers`] (kube-controller-manager starts them once it leads).
+    pub fn reset(&mut self) {
         self.calls.clear();
+        for informer in &mut self.informers {
+            informer.reset();
+        }
+    }
+
+    /// Lists (and then watches) with every informer.
+    pub fn start_informers(&mut self, ctx: &mut Ctx) {
         for i in 0..self.informers.len() {
-            self.informers[i].reset();
             self.relist(ctx, i);
         }
     }

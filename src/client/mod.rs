@@ -5,6 +5,7 @@
 pub mod conn;
 pub mod events;
 pub mod informer;
+pub mod leader_election;
 pub mod process;
 
 pub use conn::{ApiConn, Incoming};

@@ -162,7 +162,17 @@ pub(super) fn settled(cluster: &Cluster) -> bool {
         matches!(cache.get(Kind::Pod, Some("kube-system"), &format!("{c}-{cp}")).as_deref(), Some(Object::Pod(p))
             if p.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Running"))
     });
-    nodes_ready && mirrors_running
+    // The leader-elected components have taken their Leases (kubeadm's cluster is long past that when a
+    // person first types a command).
+    let mut leaders = vec!["kube-controller-manager", "kube-scheduler"];
+    if cluster.config.cloud {
+        leaders.push("cloud-controller-manager");
+    }
+    let leases_held = leaders.iter().all(|l| {
+        matches!(cache.get(Kind::Lease, Some("kube-system"), l).as_deref(), Some(Object::Lease(lease))
+            if lease.spec.as_ref().and_then(|s| s.holder_identity.as_deref()).is_some_and(|h| !h.is_empty()))
+    });
+    nodes_ready && mirrors_running && leases_held
 }
 
 /// Creates each object in order (namespaces first), then sets the status of those that carry one.

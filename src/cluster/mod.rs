@@ -35,7 +35,7 @@ use crate::node::{Containerd, Kubelet, KubeletConfig};
 use crate::proxy::KubeProxy;
 use crate::scheduler::Scheduler;
 use crate::sim::rng::fnv1a64;
-use crate::sim::{ComponentId, Ctx, Event, Kernel, Payload, Rng, SimTime};
+use crate::sim::{ComponentId, Ctx, Event, Kernel, Lifecycle, Payload, Rng, SimTime};
 use crate::view::{ComponentView, MessageView, View};
 
 pub use config::{ClusterConfig, NodeConfig, UserConfig};
@@ -233,12 +233,13 @@ impl Cluster {
         c.components[c.apiserver.0 as usize] =
             Component::ApiServer(Box::new(ApiServer::new(c.apiserver, etcd_ids, c.authenticator(), rng)));
         let scheduler = c.reserve("kube-scheduler", "control-plane", Some(&cp));
-        c.components[scheduler.0 as usize] = Component::Scheduler(Box::new(Scheduler::new(c.apiserver)));
+        c.components[scheduler.0 as usize] = Component::Scheduler(Box::new(Scheduler::new(c.apiserver).elect_on(&cp)));
         let kcm = c.reserve("kube-controller-manager", "control-plane", Some(&cp));
-        c.components[kcm.0 as usize] = Component::ControllerManager(Box::new(ControllerManager::new(c.apiserver)));
+        c.components[kcm.0 as usize] =
+            Component::ControllerManager(Box::new(ControllerManager::new(c.apiserver).elect_on(&cp)));
         if c.config.cloud {
             let ccm = c.reserve("cloud-controller-manager", "control-plane", Some(&cp));
-            let manager = ControllerManager::cloud(c.apiserver, Rc::clone(&c.cloud));
+            let manager = ControllerManager::cloud(c.apiserver, Rc::clone(&c.cloud)).elect_on(&cp);
             c.components[ccm.0 as usize] = Component::ControllerManager(Box::new(manager));
         }
         let nodes: Vec<NodeConfig> = c.config.all_nodes().cloned().collect();
@@ -457,13 +458,21 @@ impl Cluster {
         let i = id.0 as usize;
         let mut ctx = Ctx { now, me: id, chain, rng: &mut self.rngs[i], out: &mut out };
         f(&mut self.components[i], &mut ctx);
-        for (name, run) in self.kernel.apply(id, out) {
-            // A process this one started or ended (containerd's static pod containers, systemd's restarts).
-            if let Ok(ids) = self.resolve(&name) {
-                if run {
-                    self.start_ids(&ids, chain);
-                } else {
-                    self.stop_ids(&ids);
+        for request in self.kernel.apply(id, out) {
+            match request {
+                // A process this one started or ended (containerd's static pod containers, systemd's restarts).
+                Lifecycle::Set { name, run } => {
+                    if let Ok(ids) = self.resolve(&name) {
+                        if run {
+                            self.start_ids(&ids, chain);
+                        } else {
+                            self.stop_ids(&ids);
+                        }
+                    }
+                }
+                Lifecycle::Exit { code } => {
+                    let name = self.kernel.name(id).to_string();
+                    self.process_exited(&name, vec![id], code, chain);
                 }
             }
         }
@@ -582,6 +591,14 @@ impl Cluster {
     pub fn crash(&mut self, name: &str) -> Result<(), String> {
         let ids = self.resolve(name)?;
         let chain = self.kernel.new_chain();
+        self.process_exited(name, ids, CRASH_EXIT_CODE, chain);
+        Ok(())
+    }
+
+    /// Processes `ids` (named `name` in scenarios) end with exit status `code`, and whatever supervises them
+    /// takes over: containerd and the kubelet for a static pod's container, systemd for a node service; any
+    /// other process starts again at once.
+    fn process_exited(&mut self, name: &str, ids: Vec<ComponentId>, code: i32, chain: u64) {
         if let Some(process) = self.static_pod_process(name) {
             let cp = self.config.control_plane.name.clone();
             let runtime = self.kernel.id(&format!("{cp}/containerd"));
@@ -592,10 +609,10 @@ impl Cluster {
                 let alive = self.kernel.is_running(runtime);
                 self.dispatch(runtime, chain, |c, ctx| {
                     if let Component::Containerd(c) = c {
-                        c.process_died(ctx, process, CRASH_EXIT_CODE, alive);
+                        c.process_died(ctx, process, code, alive);
                     }
                 });
-                return Ok(());
+                return;
             }
         }
         let now = self.kernel.now();
@@ -627,7 +644,6 @@ impl Cluster {
             }
         }
         self.sync_etcd_running();
-        Ok(())
     }
 
     /// The static pod process a scenario name is, when its container can stand for it alone.

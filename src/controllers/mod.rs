@@ -1,7 +1,10 @@
 //! kube-controller-manager: one process running many control loops. Each loop ([`Controller`]) declares
 //! the kinds it watches; the manager runs one shared informer per kind (as the real shared informer
 //! factory does), hands every change to the loops that watch that kind, and sends what they ask for
-//! through its one connection to kube-apiserver. Stopping the process stops every loop.
+//! through its one connection to kube-apiserver. Stopping the process stops every loop. With
+//! `--leader-elect=true` (kubeadm's) the informers and loops start only once it holds Lease
+//! `kube-system/kube-controller-manager` (cloud-controller-manager: its own), and it exits 1 when it cannot
+//! renew it, so the process that comes back starts with fresh state.
 //! Counterpart: `cmd/kube-controller-manager`, `pkg/controller/*`.
 
 pub mod book;
@@ -36,6 +39,7 @@ use std::sync::Arc;
 use crate::api::{ApiRequest, ApiResponse, Credentials, Kind, Object, PatchBody, Verb};
 use crate::client::events::Reporter;
 use crate::client::informer::{Change, Informer};
+use crate::client::leader_election::{LeaderElector, Transition};
 use crate::client::{ApiConn, ClientError, Incoming};
 use crate::sim::{ComponentId, Ctx, Payload, SimTime};
 use owned::Owned;
@@ -191,7 +195,15 @@ pub struct ControllerManager {
     informers: BTreeMap<Kind, usize>,
     /// Node name → keys of the pods bound to it, from the pod informer.
     pods_by_node: Owned,
+    /// The Lease it leads under (`kube-controller-manager`) and the name its election Events carry.
+    lease: &'static str,
+    /// `--leader-elect=true`: the node it runs on and its elector (None: it runs its loops without a lease).
+    election: Option<(String, LeaderElector)>,
 }
+
+/// The leader elector's call tag and timers (above every loop's index, below the connection's timers).
+const ELECTION_TAG: u64 = 1 << 61;
+const TIMER_ELECTION: u64 = 1 << 61;
 
 impl ControllerManager {
     pub fn new(server: ComponentId) -> ControllerManager {
@@ -221,7 +233,7 @@ impl ControllerManager {
     pub fn with_loops(server: ComponentId, loops: Vec<Box<dyn Controller>>) -> ControllerManager {
         let credentials =
             Credentials::ClientCert { common_name: "system:kube-controller-manager".into(), organizations: vec![] };
-        ControllerManager::with_credentials(server, credentials, loops)
+        ControllerManager::with_credentials(server, credentials, loops, "kube-controller-manager")
     }
 
     /// cloud-controller-manager: the loops that talk to the cloud, in a process of their own, as
@@ -234,13 +246,37 @@ impl ControllerManager {
         ];
         let credentials =
             Credentials::ClientCert { common_name: "system:cloud-controller-manager".into(), organizations: vec![] };
-        ControllerManager::with_credentials(server, credentials, loops)
+        ControllerManager::with_credentials(server, credentials, loops, "cloud-controller-manager")
+    }
+
+    /// Runs with `--leader-elect=true` on `host`: its informers and loops start only once it holds its Lease
+    /// in `kube-system`, and it exits when it cannot renew it.
+    pub fn elect_on(mut self, host: &str) -> ControllerManager {
+        let elector = LeaderElector::new(self.lease, self.lease, ELECTION_TAG, TIMER_ELECTION);
+        self.election = Some((host.to_string(), elector));
+        self
+    }
+
+    /// Its elector, when it runs with leader election.
+    pub fn elector(&self) -> Option<&LeaderElector> {
+        self.election.as_ref().map(|(_, e)| e)
+    }
+
+    fn on_election(&mut self, ctx: &mut Ctx, transition: Transition) {
+        match transition {
+            // controllermanager.go: the controllers (and the informers they share) start in OnStartedLeading.
+            Transition::StartedLeading => self.conn.start_informers(ctx),
+            // OnStoppedLeading: "leaderelection lost", exit 1.
+            Transition::Lost => ctx.exit(1),
+            Transition::None => {}
+        }
     }
 
     fn with_credentials(
         server: ComponentId,
         credentials: Credentials,
         loops: Vec<Box<dyn Controller>>,
+        lease: &'static str,
     ) -> ControllerManager {
         let mut conn = ApiConn::new(server, credentials.clone());
         let mut informers = BTreeMap::new();
@@ -249,7 +285,7 @@ impl ControllerManager {
                 informers.entry(*kind).or_insert_with(|| conn.add_informer(Informer::new(*kind, credentials.clone())));
             }
         }
-        ControllerManager { conn, loops, informers, pods_by_node: Owned::default() }
+        ControllerManager { conn, loops, informers, pods_by_node: Owned::default(), lease, election: None }
     }
 
     /// Keeps the pods-by-node index in step with the pod informer's changes.
@@ -295,7 +331,14 @@ impl ControllerManager {
         for l in &mut self.loops {
             l.on_start();
         }
-        self.conn.start(ctx);
+        self.pods_by_node.clear();
+        match &mut self.election {
+            Some((host, elector)) => {
+                self.conn.reset();
+                elector.start(ctx, &mut self.conn, host);
+            }
+            None => self.conn.start(ctx),
+        }
     }
 
     fn with_loop(&mut self, index: usize, ctx: &mut Ctx, f: impl FnOnce(&mut dyn Controller, &mut Cx)) {
@@ -339,6 +382,12 @@ impl ControllerManager {
                         }
                     }
                 }
+                Incoming::Answer { tag, result } if self.election.as_ref().is_some_and(|(_, e)| e.owns_tag(tag)) => {
+                    if let Some((_, elector)) = &mut self.election {
+                        let transition = elector.on_answer(ctx, &mut self.conn, &result);
+                        self.on_election(ctx, transition);
+                    }
+                }
                 Incoming::Answer { tag, result } => {
                     let index = (tag >> LOOP_SHIFT) as usize;
                     if index < self.loops.len() {
@@ -360,6 +409,11 @@ impl ControllerManager {
 
     pub fn on_timer(&mut self, ctx: &mut Ctx, token: u64) {
         if self.conn.on_timer(ctx, token) {
+            return;
+        }
+        if let Some((_, elector)) = self.election.as_mut().filter(|(_, e)| e.owns_timer(token)) {
+            let transition = elector.on_timer(ctx, &mut self.conn, token);
+            self.on_election(ctx, transition);
             return;
         }
         let index = (token >> LOOP_SHIFT) as usize;

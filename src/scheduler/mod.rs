@@ -7,8 +7,10 @@
 //! PreBind has bound them on the chosen node ([`volume_prebind`]). Writes: bindings, volumes' `claimRef`,
 //! claims' `volume.kubernetes.io/selected-node`, pod status (`PodScheduled=False` with the FitError message,
 //! `nominatedNodeName`, the victims' `DisruptionTarget` condition), victim deletions, and the
-//! `Scheduled`/`FailedScheduling`/`Preempted` events. Counterpart: `cmd/kube-scheduler`, `pkg/scheduler`
-//! (scheduler.go, schedule_one.go, eventhandlers.go).
+//! `Scheduled`/`FailedScheduling`/`Preempted` events. With `--leader-elect=true` (kubeadm's) it fills its
+//! cache and queue from the start but schedules only while it holds Lease `kube-system/kube-scheduler`
+//! ([`crate::client::leader_election`]), and exits 1 when it cannot renew it. Counterpart:
+//! `cmd/kube-scheduler`, `pkg/scheduler` (scheduler.go, schedule_one.go, eventhandlers.go).
 
 pub mod algorithm;
 pub mod cache;
@@ -32,6 +34,7 @@ use crate::api::api::core::v1::{Binding, ObjectReference, Pod};
 use crate::api::{ApiRequest, ApiResponse, Credentials, Kind, Object, ObjectMeta, PatchBody, Verb};
 use crate::client::events::Reporter;
 use crate::client::informer::{Change, Informer};
+use crate::client::leader_election::{LeaderElector, Transition};
 use crate::client::{ApiConn, Incoming};
 use crate::sim::{ComponentId, Ctx, Payload, SimTime};
 
@@ -66,6 +69,9 @@ const PDBS: usize = 9;
 const TIMER_SCHEDULE: u64 = 1;
 /// Timer tokens from here on: a PreBind's bind timeout (the token carries the wait's number).
 const TIMER_PREBIND: u64 = 1 << 40;
+/// The leader elector's timers (it uses this token and the ones above it) and the tag of its calls.
+const TIMER_ELECTION: u64 = 1 << 50;
+const ELECTION_TAG: u64 = 1 << 50;
 
 /// Plugins an assigned pod's arrival (or label change) may help.
 const POD_ADDED_HELPS: [&str; 2] = ["InterPodAffinity", "PodTopologySpread"];
@@ -106,6 +112,8 @@ pub struct Scheduler {
     /// Volumes PreBind promised to a waiting pod (no other pod may pick them meanwhile).
     taken: BTreeSet<String>,
     prebinds: u64,
+    /// `--leader-elect=true`: the node it runs on and its elector (None: it schedules without a lease).
+    election: Option<(String, LeaderElector)>,
 }
 
 /// One pod's PreBind: the writes still unanswered, and the claims that must be Bound before the binding.
@@ -205,6 +213,34 @@ impl Scheduler {
             claim_waiters: BTreeMap::new(),
             taken: BTreeSet::new(),
             prebinds: 0,
+            election: None,
+        }
+    }
+
+    /// Runs with `--leader-elect=true` on `host`: it schedules only while it holds Lease
+    /// `kube-system/kube-scheduler`, and exits when it cannot renew it.
+    pub fn elect_on(mut self, host: &str) -> Scheduler {
+        let elector = LeaderElector::new("kube-scheduler", "default-scheduler", ELECTION_TAG, TIMER_ELECTION);
+        self.election = Some((host.to_string(), elector));
+        self
+    }
+
+    /// Whether it may schedule: it holds the lease, or runs without leader election.
+    fn leading(&self) -> bool {
+        self.election.as_ref().is_none_or(|(_, e)| e.is_leader())
+    }
+
+    /// The lease it runs for, when it runs with leader election.
+    pub fn elector(&self) -> Option<&LeaderElector> {
+        self.election.as_ref().map(|(_, e)| e)
+    }
+
+    fn on_election(&mut self, ctx: &mut Ctx, transition: Transition) {
+        match transition {
+            Transition::StartedLeading => self.arm(ctx),
+            // server.go: OnStoppedLeading logs "Leaderelection lost" and exits 1.
+            Transition::Lost => ctx.exit(1),
+            Transition::None => {}
         }
     }
 
@@ -221,6 +257,9 @@ impl Scheduler {
         self.taken.clear();
         self.armed = None;
         self.conn.start(ctx);
+        if let Some((host, elector)) = &mut self.election {
+            elector.start(ctx, &mut self.conn, host);
+        }
     }
 
     /// The last scheduling decision for `namespace/name`.
@@ -285,7 +324,15 @@ impl Scheduler {
                 }
                 Incoming::Changes { informer: SERVICES, changes } => self.on_service_changes(changes),
                 Incoming::Changes { .. } => {}
-                Incoming::Answer { tag, result } => self.on_answer(ctx, tag, result),
+                Incoming::Answer { tag, result } => {
+                    let election = self.election.as_mut().filter(|(_, e)| e.owns_tag(tag));
+                    if let Some((_, elector)) = election {
+                        let transition = elector.on_answer(ctx, &mut self.conn, &result);
+                        self.on_election(ctx, transition);
+                    } else {
+                        self.on_answer(ctx, tag, result);
+                    }
+                }
             }
         }
         self.arm(ctx);
@@ -332,6 +379,11 @@ impl Scheduler {
         if self.conn.on_timer(ctx, token) {
             return;
         }
+        if let Some((_, elector)) = self.election.as_mut().filter(|(_, e)| e.owns_timer(token)) {
+            let transition = elector.on_timer(ctx, &mut self.conn, token);
+            self.on_election(ctx, transition);
+            return;
+        }
         if token >= TIMER_PREBIND {
             let number = token - TIMER_PREBIND;
             let timed_out = self.prebinding.iter().find(|(_, p)| p.number == number).map(|(k, _)| k.clone());
@@ -350,7 +402,7 @@ impl Scheduler {
 
     /// Makes sure a cycle runs when the next pod is ready (earlier than an armed timer, if need be).
     fn arm(&mut self, ctx: &mut Ctx) {
-        if !self.conn.synced() {
+        if !self.conn.synced() || !self.leading() {
             return;
         }
         let Some(after) = self.queue.next_ready_in(ctx.now) else { return };

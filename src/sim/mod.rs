@@ -34,6 +34,18 @@ pub enum Command {
     /// starts or ends a static pod's container whose binary is a simulated component. The kernel hands these
     /// back from [`Kernel::apply`]; the cluster carries them out.
     Lifecycle { name: String, run: bool },
+    /// The process ends itself with this exit status (kube-scheduler after losing its lease exits 1); the
+    /// cluster hands the exit to whoever supervises the process (containerd for a static pod's container).
+    Exit { code: i32 },
+}
+
+/// What a handler asked of the processes of its machine, for the cluster to carry out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lifecycle {
+    /// Start (`run`) or stop the process named `name`.
+    Set { name: String, run: bool },
+    /// The handler's own process exits.
+    Exit { code: i32 },
 }
 
 /// The handler's view of the world: the time, its own id, a random stream, and the command buffer.
@@ -64,6 +76,11 @@ impl Ctx<'_> {
     /// Starts (`run`) or stops the process named `name` on this machine.
     pub fn lifecycle(&mut self, name: &str, run: bool) {
         self.out.push(Command::Lifecycle { name: name.to_string(), run });
+    }
+
+    /// Ends this process with exit status `code`.
+    pub fn exit(&mut self, code: i32) {
+        self.out.push(Command::Exit { code });
     }
 }
 
@@ -389,14 +406,15 @@ impl Kernel {
     }
 
     /// Applies a handler's commands (each carries its own chain) and returns the lifecycle requests among
-    /// them, `(name, run)`, in order, for the owner of the components to carry out.
-    pub fn apply(&mut self, from: ComponentId, commands: Vec<Command>) -> Vec<(String, bool)> {
+    /// them, in order, for the owner of the components to carry out.
+    pub fn apply(&mut self, from: ComponentId, commands: Vec<Command>) -> Vec<Lifecycle> {
         let mut lifecycle = Vec::new();
         for c in commands {
             match c {
                 Command::Send { to, payload, chain } => self.send(from, to, payload, chain),
                 Command::Timer { after_ms, token, chain } => self.set_timer(from, after_ms, token, chain),
-                Command::Lifecycle { name, run } => lifecycle.push((name, run)),
+                Command::Lifecycle { name, run } => lifecycle.push(Lifecycle::Set { name, run }),
+                Command::Exit { code } => lifecycle.push(Lifecycle::Exit { code }),
             }
         }
         lifecycle

@@ -61,6 +61,7 @@ pub fn describe(obj: &Object, related: &Related, now: SimTime) -> String {
         Object::Secret(s) => describe_secret(&mut w, s),
         Object::Job(j) => batch::describe_job(&mut w, j, related, now),
         Object::CronJob(cj) => batch::describe_cron_job(&mut w, cj, related, now),
+        Object::Lease(_) => describe_unstructured(&mut w, obj, related, now),
         other => describe_generic(&mut w, other, related, now),
     }
     w.finish()
@@ -1713,10 +1714,141 @@ fn describe_generic(w: &mut Writer, obj: &Object, related: &Related, now: SimTim
     events_block(w, &related.events, now);
 }
 
+/// kubectl's `genericDescriber`, for kinds it has no describer of its own for (Leases): the name, namespace,
+/// labels and annotations, then every other field of the object as unstructured content, keys sorted, each
+/// with its smart label, and the events. Counterpart: `pkg/describe/describe.go` `printUnstructuredContent`.
+fn describe_unstructured(w: &mut Writer, obj: &Object, related: &Related, now: SimTime) {
+    let meta = obj.meta();
+    w.write(0, &format!("Name:\t{}\n", name(meta)));
+    w.write(0, &format!("Namespace:\t{}\n", namespace(meta)));
+    labels_block(w, "", "Labels", meta.labels.as_ref());
+    annotations_block(w, "Annotations", meta.annotations.as_ref());
+    if let Some(content) = obj.to_json().as_object() {
+        const SKIP: [&str; 5] = [
+            ".metadata.managedFields",
+            ".metadata.name",
+            ".metadata.namespace",
+            ".metadata.labels",
+            ".metadata.annotations",
+        ];
+        unstructured_content(w, 0, content, "", &SKIP);
+    }
+    events_block(w, &related.events, now);
+}
+
+fn unstructured_content(
+    w: &mut Writer,
+    level: usize,
+    content: &serde_json::Map<String, serde_json::Value>,
+    prefix: &str,
+    skip: &[&str],
+) {
+    use serde_json::Value;
+    let mut fields: Vec<&String> = content.keys().collect();
+    fields.sort();
+    for field in fields {
+        let path = format!("{prefix}.{field}");
+        if skip.contains(&path.as_str()) {
+            continue;
+        }
+        match &content[field] {
+            Value::Object(map) => {
+                w.write(level, &format!("{}:\n", smart_label(field)));
+                unstructured_content(w, level + 1, map, &path, skip);
+            }
+            Value::Array(items) => {
+                w.write(level, &format!("{}:\n", smart_label(field)));
+                for item in items {
+                    match item {
+                        Value::Object(map) => unstructured_content(w, level + 1, map, &path, skip),
+                        other => w.write(level + 1, &format!("{}\n", go_value(other))),
+                    }
+                }
+            }
+            other => w.write(level, &format!("{}:\t{}\n", smart_label(field), go_value(other))),
+        }
+    }
+}
+
+/// A JSON scalar as Go's `%v` prints it (numbers decode to float64: `15`, `0.5`).
+fn go_value(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => "<nil>".to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// `smartLabelFor`: a camelCase field as capitalised words, with common acronyms upper-cased
+/// (`holderIdentity` → `Holder Identity`, `apiVersion` → `API Version`); a name with characters other than
+/// letters and `-` is kept as it is.
+fn smart_label(field: &str) -> String {
+    if field.chars().any(|c| !c.is_alphabetic() && c != '-') {
+        return field.to_string();
+    }
+    const ACRONYMS: [&str; 5] = ["API", "URL", "UID", "OSB", "GUID"];
+    camel_case_words(field)
+        .iter()
+        .filter(|p| p.as_str() != "_")
+        .map(|part| {
+            let upper = part.to_uppercase();
+            if ACRONYMS.contains(&upper.as_str()) {
+                upper
+            } else {
+                let mut chars = part.chars();
+                chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Splits `camelCase` and `HTTPServer` style words as fatih/camelcase does: at a lower-to-upper change, and
+/// before the last capital of a run of capitals followed by a lower-case letter.
+fn camel_case_words(s: &str) -> Vec<String> {
+    let chars: Vec<char> = s.chars().collect();
+    let mut words: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        let prev = i.checked_sub(1).map(|j| chars[j]);
+        let next = chars.get(i + 1).copied();
+        let boundary = match prev {
+            Some(p) if c.is_uppercase() => {
+                p.is_lowercase() || (p.is_uppercase() && next.is_some_and(|n| n.is_lowercase()))
+            }
+            _ => false,
+        };
+        if boundary && !current.is_empty() {
+            words.push(std::mem::take(&mut current));
+        }
+        current.push(c);
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    words
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::api::Kind;
+
+    #[test]
+    fn a_lease_is_described_as_kubectls_generic_describer_prints_unstructured_content() {
+        let lease = obj(
+            Kind::Lease,
+            "metadata: {name: kube-scheduler, namespace: kube-system, uid: u-1, resourceVersion: \"42\", creationTimestamp: \"2025-09-01T00:00:02Z\"}\nspec: {holderIdentity: controlplane_x, leaseDurationSeconds: 15, acquireTime: \"2025-09-01T00:00:02.732000Z\", renewTime: \"2025-09-01T00:00:04.745000Z\", leaseTransitions: 0}\n",
+        );
+        let text = describe(&lease, &Related::default(), at(10));
+        assert_eq!(
+            text,
+            "Name:         kube-scheduler\nNamespace:    kube-system\nLabels:       <none>\nAnnotations:  <none>\nAPI Version:  coordination.k8s.io/v1\nKind:         Lease\nMetadata:\n  Creation Timestamp:  2025-09-01T00:00:02Z\n  Resource Version:    42\n  UID:                 u-1\nSpec:\n  Acquire Time:            2025-09-01T00:00:02.732000Z\n  Holder Identity:         controlplane_x\n  Lease Duration Seconds:  15\n  Lease Transitions:       0\n  Renew Time:              2025-09-01T00:00:04.745000Z\nEvents:                    <none>\n"
+        );
+        assert_eq!(smart_label("apiVersion"), "API Version");
+        assert_eq!(smart_label("podCIDRs"), "Pod CID Rs");
+        assert_eq!(smart_label("x.y"), "x.y");
+    }
 
     fn obj(kind: Kind, yaml: &str) -> Arc<Object> {
         let value: serde_json::Value = serde_yaml::from_str(yaml).expect("yaml");
