@@ -115,3 +115,30 @@ fn after_an_apiserver_outage_the_leaders_restart_and_no_node_or_endpoint_is_lost
     };
     assert_eq!(ps, "2\n", "the kubelet restarted the exited container");
 }
+
+#[test]
+fn the_apiserver_keeps_an_identity_lease_named_after_its_host_and_a_restart_takes_it_over() {
+    let mut c = Cluster::new_default(23);
+    c.advance_ms(1_000);
+    let name = "apiserver-ivtlveyukuyrha5ia44unn7io4";
+    let (leases, _) =
+        kubectl(&mut c, "get leases -n kube-system -l apiserver.kubernetes.io/identity=kube-apiserver -o name");
+    assert_eq!(leases, format!("lease.coordination.k8s.io/{name}\n"));
+    let labels = kubectl(&mut c, &format!("get lease -n kube-system {name} -o jsonpath={{.metadata.labels}}")).0;
+    assert_eq!(
+        labels,
+        r#"{"apiserver.kubernetes.io/identity":"kube-apiserver","kubernetes.io/hostname":"controlplane"}"#
+    );
+    assert_eq!(spec_field(&mut c, name, "leaseDurationSeconds"), "3600");
+    let first = holder(&mut c, name);
+    let uuid = first.strip_prefix(&format!("{name}_")).unwrap_or_default();
+    assert_eq!(uuid.len(), 36, "{first}");
+    let renewed = spec_field(&mut c, name, "renewTime");
+    c.advance_ms(10_000);
+    assert_ne!(spec_field(&mut c, name, "renewTime"), renewed, "renewed every 10 s");
+
+    c.crash("kube-apiserver").unwrap();
+    c.advance_ms(15_000);
+    let second = holder(&mut c, name);
+    assert!(second.starts_with(&format!("{name}_")) && second != first, "{first} -> {second}");
+}

@@ -15,6 +15,7 @@ pub mod cache;
 pub mod cel;
 pub mod defaults;
 pub mod eviction;
+pub mod identity;
 pub mod json_patch;
 mod proxy;
 pub mod registry;
@@ -48,6 +49,7 @@ pub const CONSISTENT_LIST_WAIT_MS: u64 = 3_000;
 
 const TIMER_COMPACT: u64 = 1;
 const TIMER_BOOKMARK: u64 = 2;
+const TIMER_IDENTITY: u64 = 3;
 /// Timers above this are consistent lists giving up on the cache: `TIMER_LIST_WAIT + park id`.
 const TIMER_LIST_WAIT: u64 = 1 << 32;
 
@@ -114,6 +116,8 @@ struct ParkedList {
 /// The apiserver process.
 pub struct ApiServer {
     me: ComponentId,
+    /// Its identity Lease's heartbeat (None: an apiserver without one, as in unit tests).
+    identity: Option<identity::IdentityLease>,
     rng: Rng,
     etcd: Vec<ComponentId>,
     etcd_index: usize,
@@ -153,6 +157,7 @@ impl ApiServer {
     pub fn new(me: ComponentId, etcd: Vec<ComponentId>, authn: Authenticator, rng: Rng) -> ApiServer {
         ApiServer {
             me,
+            identity: None,
             rng,
             etcd,
             etcd_index: 0,
@@ -269,7 +274,16 @@ impl ApiServer {
     }
 
     /// A (re)start: memory is gone; list everything from etcd, then watch from there.
+    /// Keeps the identity Lease of an apiserver on `hostname` (see [`identity`]).
+    pub fn with_identity(mut self, hostname: &str) -> ApiServer {
+        self.identity = Some(identity::IdentityLease::new(self.me, hostname, TIMER_IDENTITY));
+        self
+    }
+
     pub fn on_start(&mut self, ctx: &mut Ctx) {
+        if let Some(identity) = &mut self.identity {
+            identity.start(ctx);
+        }
         self.cache = WatchCache::default();
         self.held.clear();
         self.pending.clear();
@@ -319,6 +333,11 @@ impl ApiServer {
                 self.send_bookmarks(ctx);
                 ctx.timer(BOOKMARK_INTERVAL_MS, TIMER_BOOKMARK);
             }
+            TIMER_IDENTITY => {
+                if let Some(identity) = &mut self.identity {
+                    identity.on_timer(ctx);
+                }
+            }
             t if t > TIMER_LIST_WAIT => {
                 // The cache did not catch up in time: read the list from etcd after all.
                 if let Some(p) = self.parked_lists.remove(&(t - TIMER_LIST_WAIT)) {
@@ -332,6 +351,13 @@ impl ApiServer {
     }
 
     pub fn on_message(&mut self, ctx: &mut Ctx, from: ComponentId, payload: Payload) {
+        // Answers to its own loopback client.
+        if from == self.me && matches!(payload, Payload::ApiResponse { .. } | Payload::ConnectionRefused { .. }) {
+            if let Some(identity) = &mut self.identity {
+                identity.on_message(ctx, payload);
+            }
+            return;
+        }
         match payload {
             Payload::ApiRequest { request_id, request } => {
                 if self.synced {

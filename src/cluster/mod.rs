@@ -230,8 +230,9 @@ impl Cluster {
         c.etcd = etcd_ids.clone();
         c.apiserver = c.reserve("kube-apiserver", "control-plane", Some(&cp));
         let rng = c.rngs[c.apiserver.0 as usize].fork("registry");
-        c.components[c.apiserver.0 as usize] =
-            Component::ApiServer(Box::new(ApiServer::new(c.apiserver, etcd_ids, c.authenticator(), rng)));
+        c.components[c.apiserver.0 as usize] = Component::ApiServer(Box::new(
+            ApiServer::new(c.apiserver, etcd_ids, c.authenticator(), rng).with_identity(&cp),
+        ));
         let scheduler = c.reserve("kube-scheduler", "control-plane", Some(&cp));
         c.components[scheduler.0 as usize] = Component::Scheduler(Box::new(Scheduler::new(c.apiserver).elect_on(&cp)));
         let kcm = c.reserve("kube-controller-manager", "control-plane", Some(&cp));
