@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde_json::Value;
 
 use crate::api::api::core::v1::Pod;
-use crate::api::{ExecEnd, ExecResult};
+use crate::api::{ExecEnd, ExecResult, Object};
 use crate::node::container_output::rfc3339_nano;
 use crate::node::exec::{DnsConfig, Env};
 use crate::node::runtime::{Container, ContainerState, CriCall, CriReply};
@@ -283,8 +283,15 @@ impl Kubelet {
                 body: format!("container {container:?} not found in pod {name:?}"),
             });
         }
-        // The pod's status as the API has it (what the status manager last posted).
-        let status = pod.status.as_ref().and_then(|s| serde_json::to_value(s).ok());
+        // The pod's status as the API has it (what the status manager last posted): a static pod's is its
+        // mirror pod's, since the pod read from the manifest carries none.
+        let status = match pod.status.as_ref() {
+            Some(s) => serde_json::to_value(s).ok(),
+            None => match self.conn.informer(0).get(key).map(|o| o.as_ref()) {
+                Some(Object::Pod(mirror)) => mirror.status.as_ref().and_then(|s| serde_json::to_value(s).ok()),
+                _ => None,
+            },
+        };
         let container_id = match log_container(name, status.as_ref(), container, options.previous) {
             Ok(cid) => cid,
             Err(message) => return Some(KubeletReply::Error { code: 400, body: message }),
