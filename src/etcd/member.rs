@@ -5,7 +5,9 @@
 //! and connection resets. Writes: its Raft state (term, vote, log, commit), its applied [`Store`], replies
 //! and watch events to clients, and Raft messages to peers. The Raft half lives in [`raft`].
 //!
-//! Choices, with etcd's defaults: heartbeat every 100 ms, election timeout drawn in [1000, 2000) ms, client
+//! Choices, with etcd's defaults: heartbeat every 100 ms, election timeout drawn in [1000, 2000) ms, CheckQuorum on
+//! (etcd's `bootstrap.go` sets `CheckQuorum: true`: a leader that has not heard from a majority within an election
+//! timeout steps down to follower, and members ignore vote requests while their leader's lease lasts), client
 //! requests answered `etcdserver: request timed out` after 7 s (etcd's `ReqTimeout`: 5 s + 2 × election
 //! timeout). Every client transaction, reads included, goes through the log (etcd's linearizable reads need
 //! a quorum too); the member that received it answers once it applies the entry. Compaction is replicated
@@ -116,6 +118,8 @@ struct Progress {
     next: u64,
     matched: u64,
     state: PeerState,
+    /// The peer answered since the leader's last quorum check (raft's `RecentActive`).
+    recent_active: bool,
 }
 
 /// A client transaction this member received and must answer.
@@ -156,6 +160,9 @@ pub struct EtcdMember {
     progress: Vec<Progress>,
     election_deadline: SimTime,
     election_timer_at: Option<SimTime>,
+    /// When this member last heard from its leader (as follower) or last found a quorum active (as leader):
+    /// CheckQuorum's lease, inside which vote requests of a higher term are ignored.
+    leader_contact: SimTime,
     timer_generation: u64,
     pending: BTreeMap<u64, Pending>,
     /// Own proposals waiting for a leader to be known.
@@ -188,6 +195,7 @@ impl EtcdMember {
             progress: vec![Progress::fresh(1); n],
             election_deadline: SimTime::ZERO,
             election_timer_at: None,
+            leader_contact: SimTime::ZERO,
             timer_generation: 0,
             pending: BTreeMap::new(),
             held: BTreeMap::new(),
@@ -521,7 +529,7 @@ impl EtcdMember {
 
 impl Progress {
     fn fresh(next: u64) -> Progress {
-        Progress { next, matched: 0, state: PeerState::Probe }
+        Progress { next, matched: 0, state: PeerState::Probe, recent_active: false }
     }
 }
 
@@ -738,7 +746,9 @@ mod tests {
             assert!(leader.last_index() > leader.commit_index(), "seed {seed}");
             assert_eq!(leader.applied_revision(), 1, "seed {seed}");
             net.start(1);
-            net.run_for(1000);
+            // The leader stepped down meanwhile (CheckQuorum); it wins the next election, its log being the
+            // longest, and commits the entry of its old term with the first of its new one.
+            net.run_for(4000);
             assert_eq!(net.ok(w).revision, 2, "seed {seed}");
             assert_eq!(net.members[1].applied_revision(), 2, "seed {seed}");
             assert_eq!(net.members[2].applied_revision(), 1, "seed {seed}");
@@ -760,13 +770,86 @@ mod tests {
             assert!((7000..7020).contains(&waited), "seed {seed}: {waited} ms");
             let err = result.expect_err("a timeout");
             assert_eq!(err.to_string(), "etcdserver: request timed out", "seed {seed}");
-            assert_eq!(net.leader(), Some(0), "seed {seed}: the leader keeps leading");
+            assert_eq!(net.leader(), None, "seed {seed}: the leader stepped down (CheckQuorum)");
             net.start(2);
-            net.run_for(1000);
+            net.run_for(4000);
             let again = net.put(0, "b");
             net.run_for(500);
             assert!(net.ok(again).revision >= 2, "seed {seed}");
         }
+    }
+
+    /// CheckQuorum: the leader counts who answered once per election timeout, so it steps down between one
+    /// and two election timeouts after its peers went away, to a follower that knows no leader.
+    #[test]
+    fn a_leader_that_cannot_hear_a_majority_steps_down_after_the_election_timeout() {
+        for seed in SEEDS {
+            let mut net = Net::new(3, seed);
+            net.run_for(300);
+            net.stop(1);
+            net.stop(2);
+            let stopped = net.kernel.now();
+            net.run_for(ELECTION_TIMEOUT_MS - 1);
+            assert!(net.members[0].role() == Role::Leader || net.kernel.now().since(stopped) >= ELECTION_TIMEOUT_MS);
+            let mut stepped_down = None;
+            for _ in 0..(2 * ELECTION_TIMEOUT_MS / HEARTBEAT_MS + 1) {
+                net.run_for(HEARTBEAT_MS);
+                if net.members[0].role() != Role::Leader && stepped_down.is_none() {
+                    stepped_down = Some(net.kernel.now().since(stopped));
+                }
+            }
+            let after = stepped_down.expect("stepped down");
+            assert!(
+                (ELECTION_TIMEOUT_MS..=2 * ELECTION_TIMEOUT_MS + HEARTBEAT_MS).contains(&after),
+                "seed {seed}: {after} ms"
+            );
+            assert_eq!(net.members[0].leader(), None, "seed {seed}");
+            assert!(!net.members[0].status().is_leader, "seed {seed}");
+        }
+    }
+
+    /// A proposal made after the step-down waits for a leader and times out; it was never in any log, so
+    /// when the peers return and a leader is elected it is not applied.
+    #[test]
+    fn a_write_sent_after_the_step_down_times_out_and_is_never_applied() {
+        for seed in SEEDS {
+            let mut net = Net::new(3, seed);
+            net.run_for(300);
+            net.stop(1);
+            net.stop(2);
+            net.run_for(2500);
+            assert_eq!(net.leader(), None, "seed {seed}");
+            let w = net.put(0, "lost");
+            net.run_for(7100);
+            assert_eq!(net.replies.get(&w).map(|r| r.1.clone()), Some(Err(EtcdError::Timeout)), "seed {seed}");
+            net.start(1);
+            net.start(2);
+            net.run_for(5000);
+            assert!(net.leader().is_some(), "seed {seed}");
+            let after = net.put(0, "after");
+            net.run_for(500);
+            assert_eq!(net.ok(after).revision, 2, "seed {seed}: the lost write took no revision");
+            for m in &net.members {
+                assert!(m.store().get(&format!("{CM}lost")).is_none(), "seed {seed}");
+            }
+        }
+    }
+
+    /// The other side of etcd's timeout: a write the leader appended before it noticed it was alone stays in
+    /// its log, and commits when a majority is back, although its client was told the request timed out.
+    #[test]
+    fn a_write_appended_before_the_step_down_can_still_commit_once_a_majority_returns() {
+        let mut net = Net::new(3, 7);
+        net.run_for(300);
+        net.stop(1);
+        net.stop(2);
+        let w = net.put(0, "maybe");
+        net.run_for(7100);
+        assert_eq!(net.replies.get(&w).map(|r| r.1.clone()), Some(Err(EtcdError::Timeout)));
+        net.start(1);
+        net.run_for(5000);
+        assert_eq!(net.leader(), Some(0), "only member 0's log is up to date enough to win");
+        assert!(net.members[1].store().get(&format!("{CM}maybe")).is_some());
     }
 
     #[test]
