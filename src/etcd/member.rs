@@ -1,7 +1,7 @@
 //! One etcd member process, `etcd-0` … `etcd-4` (real counterpart: `etcd` itself — `server/etcdserver` on top
 //! of the `raft` library, serving the KV and Watch gRPC APIs).
 //!
-//! Watches: client messages (`Txn`, `Watch`, `Compact`), Raft traffic from the other members, its own timers,
+//! Watches: client messages (`Txn`, `Watch`, `Compact`, `CompactRequest`, `Defragment`, `Status`), Raft traffic from the other members, its own timers,
 //! and connection resets. Writes: its Raft state (term, vote, log, commit), its applied [`Store`], replies
 //! and watch events to clients, and Raft messages to peers. The Raft half lives in [`raft`].
 //!
@@ -90,6 +90,17 @@ pub struct MemberStatus {
     pub raft_applied_index: u64,
     /// etcdctl shows `DB SIZE` in bytes; the simulation counts keys.
     pub db_keys: usize,
+    /// The database file's size: the most it ever held since the last defragmentation (bbolt keeps freed
+    /// pages), estimated.
+    pub db_size: u64,
+    /// What the current keys and the uncompacted history take, estimated.
+    pub db_size_in_use: u64,
+}
+
+/// The bytes a store takes in bbolt, estimated: the initial pages, about 2 KiB per key and 1 KiB per older
+/// revision kept in history (until compaction drops it).
+pub fn db_in_use(store: &Store) -> u64 {
+    20 * 1024 + 2048 * store.len() as u64 + 1024 * store.history_len() as u64
 }
 
 /// The component name of member `index`.
@@ -169,6 +180,11 @@ pub struct EtcdMember {
     held: BTreeMap<u64, Txn>,
     held_compact: Option<u64>,
     watches: BTreeMap<(ComponentId, u64), WatchState>,
+    /// `etcdctl compaction` requests waiting for their compaction to be applied: proposal id → (client,
+    /// revision).
+    compact_waiters: BTreeMap<u64, (Pending, u64)>,
+    /// The database file's size (on disk: survives a restart); see [`MemberStatus::db_size`].
+    db_file_size: u64,
 }
 
 impl EtcdMember {
@@ -201,6 +217,8 @@ impl EtcdMember {
             held: BTreeMap::new(),
             held_compact: None,
             watches: BTreeMap::new(),
+            compact_waiters: BTreeMap::new(),
+            db_file_size: 0,
         }
     }
 
@@ -283,6 +301,8 @@ impl EtcdMember {
             raft_index: self.commit,
             raft_applied_index: self.applied,
             db_keys: self.store.len(),
+            db_size: self.db_file_size.max(db_in_use(&self.store)),
+            db_size_in_use: db_in_use(&self.store),
         }
     }
 
@@ -323,6 +343,7 @@ impl EtcdMember {
         self.held.clear();
         self.held_compact = None;
         self.watches.clear();
+        self.compact_waiters.clear();
     }
 
     pub fn on_message(&mut self, ctx: &mut Ctx, from: ComponentId, msg: EtcdMessage) {
@@ -332,6 +353,13 @@ impl EtcdMember {
                 self.client_watch(ctx, from, watch_id, prefix, start_revision)
             }
             EtcdMessage::Compact { revision } => self.client_compact(ctx, revision),
+            EtcdMessage::CompactRequest { request_id, revision } => {
+                self.client_compact_request(ctx, Pending { client: from, request_id }, revision)
+            }
+            EtcdMessage::Defragment { request_id } => {
+                self.db_file_size = db_in_use(&self.store);
+                ctx.send(from, Payload::Etcd(EtcdMessage::DefragmentResult { request_id }));
+            }
             EtcdMessage::WatchProgress { watch_id } => self.client_watch_progress(ctx, from, watch_id),
             EtcdMessage::Status { request_id } => {
                 let status = Box::new(self.status());
@@ -354,6 +382,8 @@ impl EtcdMember {
             | EtcdMessage::MemberListResult { .. }
             | EtcdMessage::RangeAtResult { .. }
             | EtcdMessage::SnapshotData { .. }
+            | EtcdMessage::CompactResult { .. }
+            | EtcdMessage::DefragmentResult { .. }
             | EtcdMessage::WatchEvents { .. }
             | EtcdMessage::WatchCanceled { .. }
             | EtcdMessage::WatchProgressNotify { .. } => {}
@@ -384,6 +414,7 @@ impl EtcdMember {
         }
         self.watches.retain(|(client, _), _| *client != peer);
         self.pending.retain(|_, p| p.client != peer);
+        self.compact_waiters.retain(|_, (p, _)| p.client != peer);
         let pending = &self.pending;
         self.held.retain(|id, _| pending.contains_key(id));
     }
@@ -398,6 +429,10 @@ impl EtcdMember {
 
     fn on_request_timeout(&mut self, ctx: &mut Ctx, id: u64) {
         self.held.remove(&id);
+        if let Some((p, _)) = self.compact_waiters.remove(&id) {
+            let msg = EtcdMessage::CompactResult { request_id: p.request_id, result: Err(EtcdError::Timeout) };
+            ctx.send(p.client, Payload::Etcd(msg));
+        }
         if let Some(p) = self.pending.remove(&id) {
             let msg = EtcdMessage::TxnResult { request_id: p.request_id, result: Err(EtcdError::Timeout) };
             ctx.send(p.client, Payload::Etcd(msg));
@@ -410,6 +445,29 @@ impl EtcdMember {
             Some(l) if l != self.index => self.send_to(ctx, l, EtcdMessage::Compact { revision }),
             _ => self.held_compact = Some(self.held_compact.unwrap_or(0).max(revision)),
         }
+    }
+
+    /// `etcdctl compaction REV`: refused at once when the revision is already compacted or not yet written
+    /// (etcd's `ErrCompacted`, `ErrFutureRev`), else replicated like the apiserver's and answered once this
+    /// member applies it.
+    fn client_compact_request(&mut self, ctx: &mut Ctx, client: Pending, revision: u64) {
+        let refused = if revision <= self.store.compact_revision() {
+            Some(EtcdError::Compacted { compact_revision: self.store.compact_revision() })
+        } else if revision > self.store.revision() {
+            Some(EtcdError::FutureRevision)
+        } else {
+            None
+        };
+        if let Some(e) = refused {
+            let msg = EtcdMessage::CompactResult { request_id: client.request_id, result: Err(e) };
+            ctx.send(client.client, Payload::Etcd(msg));
+            return;
+        }
+        let id = self.next_proposal;
+        self.next_proposal += 1;
+        self.compact_waiters.insert(id, (client, revision));
+        ctx.timer_in_chain(REQUEST_TIMEOUT_MS, token(TOKEN_REQUEST, id));
+        self.client_compact(ctx, revision);
     }
 
     /// Starts a watch: replays history since `start` (or cancels when that is compacted), then streams.
@@ -450,6 +508,7 @@ impl EtcdMember {
             self.applied += 1;
             self.apply_entry(ctx, entry);
         }
+        self.db_file_size = self.db_file_size.max(db_in_use(&self.store));
         self.trim_log();
     }
 
@@ -457,6 +516,14 @@ impl EtcdMember {
         if let Some(revision) = entry.compact {
             // Compacting at or below the current compact revision is a no-op, as etcd reports ErrCompacted.
             let _ = self.store.compact(revision);
+            let done: Vec<u64> =
+                self.compact_waiters.iter().filter(|(_, (_, r))| *r <= revision).map(|(id, _)| *id).collect();
+            for id in done {
+                if let Some((p, r)) = self.compact_waiters.remove(&id) {
+                    let msg = EtcdMessage::CompactResult { request_id: p.request_id, result: Ok(r) };
+                    ctx.send(p.client, Payload::Etcd(msg));
+                }
+            }
             return;
         }
         let mine = (entry.origin == self.index).then(|| self.pending.remove(&entry.request_id)).flatten();
