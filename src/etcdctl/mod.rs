@@ -637,7 +637,7 @@ impl Ctl {
                     format!(
                         "invalid argument {v:?} for \"--rev\" flag: strconv.ParseInt: parsing {v:?}: invalid syntax"
                     ),
-                    EXIT_BAD_ARGS,
+                    EXIT_ERROR,
                 )
             })?,
             None => 0,
