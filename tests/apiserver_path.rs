@@ -281,3 +281,35 @@ fn get_sorts_by_a_field_and_says_when_no_object_has_it() {
         ("error: couldn't find any field with path \"{.spec.nothing}\" in the list of objects\n".into(), Some(1))
     );
 }
+
+/// kubeadm's etcd runs with CheckQuorum: the member left alone steps down within two election timeouts, a
+/// create sent then waits for a leader that never comes and fails with etcd's timeout as a 500 (`kubectl create
+/// configmap` wraps it: `failed to create configmap: %v`), and once the other members are back the object was never written: no key, no event
+/// in etcd's history.
+#[test]
+fn a_create_without_etcd_quorum_fails_and_is_not_applied_when_quorum_returns() {
+    let config = ClusterConfig { etcd_members: 3, ..ClusterConfig::default() };
+    let mut c = Cluster::new(config, 3);
+    c.advance_ms(1_000);
+    c.stop("etcd-1").unwrap();
+    c.stop("etcd-2").unwrap();
+    c.advance_ms(2_500);
+    let status = c.shell("controlplane", "etcdctl endpoint status", 60_000);
+    assert_eq!(status.output.split(", ").nth(8), Some("false"), "{}", status.output);
+    let before = c.etcd_member(0).unwrap().store().revision();
+    let started = c.now().ms();
+    let (out, code) = kubectl(&mut c, "create configmap lost --from-literal=k=v");
+    assert_eq!((out.as_str(), code), ("error: failed to create configmap: etcdserver: request timed out\n", Some(1)));
+    assert!(c.now().ms() - started >= 7_000);
+    c.start("etcd-1").unwrap();
+    c.start("etcd-2").unwrap();
+    c.advance_ms(10_000);
+    let (out, code) = kubectl(&mut c, "get configmap lost");
+    assert_eq!((out.as_str(), code), ("Error from server (NotFound): configmaps \"lost\" not found\n", Some(1)));
+    let key = "/registry/configmaps/default/lost";
+    let etcd = c.etcd_member(0).unwrap().store();
+    assert!(etcd.revision() > before, "the cluster wrote on once quorum was back");
+    assert_eq!(etcd.events_since(key, before + 1).map(|e| e.len()), Ok(0));
+    let r = c.shell("controlplane", &format!("etcdctl get {key}"), 60_000);
+    assert_eq!((r.output.as_str(), r.exit), ("", Some(0)));
+}

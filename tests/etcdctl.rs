@@ -239,3 +239,107 @@ fn a_scenario_runs_etcdctl_on_the_control_plane_with_on_and_run_steps() {
     assert!(report.passed(), "{}", report.transcript(true));
     assert!(report.transcript(true).contains("controlplane$ ETCDCTL_API=3 etcdctl snapshot save /opt/backup.db"));
 }
+
+/// The revision a fresh ConfigMap write lands at, then a change after it: returns (key, first revision).
+fn two_revisions(c: &mut Cluster) -> (String, u64) {
+    apply(c, CONFIGMAP);
+    let key = "/registry/configmaps/default/added-later".to_string();
+    let rev = c.etcd_member(0).unwrap().store().get(&key).unwrap().mod_revision;
+    apply(c, &CONFIGMAP.replace("k: v", "k: changed"));
+    (key, rev)
+}
+
+#[test]
+fn compact_drops_the_history_before_a_revision_and_later_reads_of_it_fail() {
+    let mut c = Cluster::new_default(1);
+    let (key, rev) = two_revisions(&mut c);
+    let (out, code) = sh(&mut c, &format!("etcdctl get {key} --rev={rev}"));
+    assert_eq!(code, Some(0), "{out}");
+    // cobra's prefix matching, which etcdctl turns on, makes `compact` the `compaction` command.
+    let (out, code) = sh(&mut c, &format!("ETCDCTL_API=3 etcdctl compact {}", rev + 1));
+    assert_eq!((out.as_str(), code), (format!("compacted revision {}\n", rev + 1).as_str(), Some(0)));
+    let (out, code) = sh(&mut c, &format!("etcdctl get {key} --rev={rev}"));
+    assert_eq!((out.as_str(), code), ("Error: etcdserver: mvcc: required revision has been compacted\n", Some(1)));
+    let (out, code) = sh(&mut c, &format!("etcdctl compaction {rev}"));
+    assert_eq!((out.as_str(), code), ("Error: etcdserver: mvcc: required revision has been compacted\n", Some(1)));
+    let (out, code) = sh(&mut c, "etcdctl compaction 99999999");
+    assert_eq!((out.as_str(), code), ("Error: etcdserver: mvcc: required revision is a future revision\n", Some(1)));
+    let (out, code) = sh(&mut c, &format!("etcdctl watch {key} --rev={rev}"));
+    assert_eq!(code, Some(5), "{out}");
+    assert_eq!(
+        out,
+        "watch was canceled (etcdserver: mvcc: required revision has been compacted)\nError: watch is canceled by the server\n"
+    );
+}
+
+#[test]
+fn watch_streams_puts_and_deletes_as_etcdctl_prints_them_until_interrupted() {
+    let mut c = Cluster::new_default(1);
+    let (key, rev) = two_revisions(&mut c);
+    let (out, code) = sh(&mut c, &format!("etcdctl watch {key} --rev={rev}"));
+    assert_eq!(code, Some(130), "runs until interrupted: {out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 6, "{out}");
+    assert_eq!((lines[0], lines[1], lines[3], lines[4]), ("PUT", key.as_str(), "PUT", key.as_str()));
+    let first: serde_json::Value = serde_json::from_str(lines[2]).unwrap();
+    let second: serde_json::Value = serde_json::from_str(lines[5]).unwrap();
+    assert_eq!((first["data"]["k"].as_str(), second["data"]["k"].as_str()), (Some("v"), Some("changed")));
+    // Other writes (the leaders' Lease renewals) take revisions in between: read the key's own.
+    let changed = c.etcd_member(0).unwrap().store().get(&key).unwrap().mod_revision;
+    let (out, code) = sh(&mut c, &format!("etcdctl watch /registry/configmaps/ --prefix --rev={changed}"));
+    assert_eq!(code, Some(130), "{out}");
+    assert!(out.starts_with(&format!("PUT\n{key}\n")), "{out}");
+    sh(&mut c, &format!("etcdctl del {key}"));
+    let (out, _) = sh(&mut c, &format!("etcdctl watch {key} --prev-kv --rev={}", changed + 1));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.first(), Some(&"DELETE"), "{out}");
+    assert_eq!((lines[1], lines.get(3), lines.get(4)), (key.as_str(), Some(&key.as_str()), Some(&"")), "{out}");
+}
+
+/// DB SIZE, IN USE and the raft index from `endpoint status` as numbers: (db size, in use, raft index).
+fn status_figures(c: &mut Cluster) -> (String, String, u64) {
+    let (out, code) = sh(c, "etcdctl endpoint status");
+    assert_eq!(code, Some(0), "{out}");
+    let f: Vec<&str> = out.trim_end().split(", ").collect();
+    (f[4].to_string(), f[5].to_string(), f[11].parse().unwrap())
+}
+
+#[test]
+fn endpoint_status_shows_the_db_size_and_raft_index_grow_and_defrag_give_back_compacted_space() {
+    let mut c = Cluster::new_default(1);
+    let (_, _, index_before) = status_figures(&mut c);
+    for i in 0..40 {
+        apply(&mut c, &CONFIGMAP.replace("added-later", &format!("cm-{i}")));
+    }
+    let (size, in_use, index) = status_figures(&mut c);
+    assert!(index > index_before + 40, "{index_before} -> {index}");
+    assert_eq!(size, in_use, "nothing freed yet");
+    let rev = c.etcd_member(0).unwrap().store().revision();
+    assert_eq!(sh(&mut c, &format!("etcdctl compact {rev}")).1, Some(0));
+    let (size_after, in_use_after, _) = status_figures(&mut c);
+    assert_eq!(size_after, size, "compaction frees pages but the file keeps its size");
+    assert_ne!(in_use_after, in_use);
+    let (out, code) = sh(&mut c, "etcdctl defrag");
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.starts_with("Finished defragmenting etcd member[127.0.0.1:2379]. took "), "{out}");
+    let (size_defrag, in_use_defrag, _) = status_figures(&mut c);
+    assert_eq!(size_defrag, in_use_defrag, "{out}");
+    let (out, code) = sh(&mut c, "etcdctl defrag --endpoints=127.0.0.1:2389");
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.starts_with("Failed to defragment etcd member[127.0.0.1:2389]. took "), "{out}");
+    assert!(out.ends_with(". (context deadline exceeded)\n"), "{out}");
+}
+
+/// kube-apiserver compacts etcd every 5 minutes to the revision it saw at the previous round: once two rounds
+/// have passed, a revision from before the first one can no longer be read.
+#[test]
+fn the_apiservers_compaction_every_five_minutes_makes_old_revisions_unreadable() {
+    let mut c = Cluster::new_default(1);
+    let (key, rev) = two_revisions(&mut c);
+    c.advance_ms(300_000);
+    let (out, code) = sh(&mut c, &format!("etcdctl get {key} --rev={rev}"));
+    assert_eq!(code, Some(0), "the first round only notes the revision: {out}");
+    c.advance_ms(300_000);
+    let (out, code) = sh(&mut c, &format!("etcdctl get {key} --rev={rev}"));
+    assert_eq!((out.as_str(), code), ("Error: etcdserver: mvcc: required revision has been compacted\n", Some(1)));
+}

@@ -12,6 +12,7 @@ mod drain;
 mod edit_verbs;
 mod etcdctl;
 mod get_multi;
+mod health;
 mod jobs;
 mod kube_proxy;
 mod kubelet;

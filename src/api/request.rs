@@ -119,6 +119,9 @@ pub struct ApiRequest {
     pub raw_body: Option<serde_json::Value>,
     pub patch: Option<PatchBody>,
     pub params: Params,
+    /// A non-resource path with its query (`/readyz?verbose`, `/version`): `kubectl get --raw`. When set,
+    /// `resource` and the rest are ignored.
+    pub non_resource_path: Option<String>,
 }
 
 impl ApiRequest {
@@ -135,6 +138,7 @@ impl ApiRequest {
             raw_body: None,
             patch: None,
             params: Params::default(),
+            non_resource_path: None,
         }
     }
 
@@ -238,6 +242,11 @@ pub enum ApiResponse {
     },
     /// Plain text (logs).
     Text(String),
+    /// A non-resource path's answer as the server wrote it: status code and body (text or JSON bytes).
+    Raw {
+        code: u16,
+        body: String,
+    },
     /// An exec stream that was set up and ran to its end.
     Exec(ExecResult),
     Error(Status),

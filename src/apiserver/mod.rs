@@ -3,6 +3,9 @@
 //! decoding and defaulting → mutating admission → validation (422) → validating admission → etcd — and
 //! every change it sees on its etcd watch is fanned out to the client watches that match.
 //!
+//! Non-resource paths (`/livez`, `/readyz`, `/healthz` with their checks, `/version`: [`health`]) are served
+//! even before the watch cache has synced; their etcd checks read `/registry/health` with a 2 s timeout.
+//!
 //! Watches: etcd (`/registry/` prefix, from its initial list's revision). Writes: etcd transactions.
 //! Counterpart: `cmd/kube-apiserver`, `staging/src/k8s.io/apiserver`.
 
@@ -15,6 +18,7 @@ pub mod cache;
 pub mod cel;
 pub mod defaults;
 pub mod eviction;
+pub mod health;
 pub mod identity;
 pub mod json_patch;
 mod proxy;
@@ -48,6 +52,8 @@ const WRITE_ATTEMPTS_MAX: u8 = 5;
 pub const CONSISTENT_LIST_WAIT_MS: u64 = 3_000;
 
 const TIMER_COMPACT: u64 = 1;
+/// Timers above this are etcd health probes giving up: `TIMER_HEALTH + etcd request id`.
+const TIMER_HEALTH: u64 = 1 << 40;
 const TIMER_BOOKMARK: u64 = 2;
 const TIMER_IDENTITY: u64 = 3;
 /// Timers above this are consistent lists giving up on the cache: `TIMER_LIST_WAIT + park id`.
@@ -96,6 +102,8 @@ enum Pending {
         request_id: u64,
         req: Box<ApiRequest>,
     },
+    /// A health endpoint waiting for the etcd probe (`/registry/health`).
+    Health,
     /// `pods/log` or `pods/exec` reading its pod before proxying to the kubelet.
     ProxyPod {
         client: ComponentId,
@@ -151,6 +159,12 @@ pub struct ApiServer {
     next_aggregated_id: u64,
     /// Objects admitted by creates whose etcd write is in flight, by etcd key (quota admission counts them).
     charged: BTreeMap<String, Arc<Object>>,
+    /// Health requests waiting for the etcd probe in flight: (client, request id, path with query).
+    health_waiting: Vec<(ComponentId, u64, String)>,
+    /// The etcd probe in flight (its etcd request id), if any.
+    health_probe: Option<u64>,
+    /// When the last probe was sent and how it ended (requests within the rate limit get that answer).
+    last_health: Option<(SimTime, Result<(), String>)>,
 }
 
 impl ApiServer {
@@ -183,6 +197,9 @@ impl ApiServer {
             aggregated: BTreeMap::new(),
             next_aggregated_id: aggregator::FIRST_ID,
             charged: BTreeMap::new(),
+            health_waiting: Vec::new(),
+            health_probe: None,
+            last_health: None,
         }
     }
 
@@ -243,6 +260,7 @@ impl ApiServer {
             ApiResponse::List { resource_version, .. } => (200, Some(*resource_version)),
             ApiResponse::WatchStarted { .. } | ApiResponse::Text(_) => (200, None),
             ApiResponse::Exec(_) => (101, None),
+            ApiResponse::Raw { code, .. } => (*code, None),
         };
         if let Some(verb) = past_authz {
             let failed = response.status().map(|s| (failed_stage(verb, s), s.message.clone()));
@@ -289,6 +307,9 @@ impl ApiServer {
         self.pending.clear();
         self.parked_lists.clear();
         self.proxied.clear();
+        self.health_waiting.clear();
+        self.health_probe = None;
+        self.last_health = None;
         self.relist(ctx);
         ctx.timer(COMPACTION_INTERVAL_MS, TIMER_COMPACT);
         ctx.timer(BOOKMARK_INTERVAL_MS, TIMER_BOOKMARK);
@@ -338,6 +359,12 @@ impl ApiServer {
                     identity.on_timer(ctx);
                 }
             }
+            t if t > TIMER_HEALTH && self.health_probe == Some(t - TIMER_HEALTH) => {
+                self.pending.remove(&(t - TIMER_HEALTH));
+                let e = "error getting data from etcd: context deadline exceeded".to_string();
+                self.health_done(ctx, Err(e));
+            }
+            t if t > TIMER_HEALTH => {}
             t if t > TIMER_LIST_WAIT => {
                 // The cache did not catch up in time: read the list from etcd after all.
                 if let Some(p) = self.parked_lists.remove(&(t - TIMER_LIST_WAIT)) {
@@ -359,6 +386,9 @@ impl ApiServer {
             return;
         }
         match payload {
+            Payload::ApiRequest { request_id, request } if request.non_resource_path.is_some() => {
+                self.serve_non_resource(ctx, from, request_id, *request)
+            }
             Payload::ApiRequest { request_id, request } => {
                 if self.synced {
                     self.handle(ctx, from, request_id, *request);
@@ -401,6 +431,49 @@ impl ApiServer {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// `kubectl get --raw /readyz?verbose`: a non-resource path. Served whether or not the watch cache has
+    /// synced (the health endpoints report exactly that kind of trouble); the etcd checks wait for a probe.
+    fn serve_non_resource(&mut self, ctx: &mut Ctx, client: ComponentId, request_id: u64, req: ApiRequest) {
+        if self.authn.authenticate(&req.credentials).is_none() {
+            return reply_warned(ctx, client, request_id, ApiResponse::Error(Status::unauthorized()), Vec::new());
+        }
+        let path = req.non_resource_path.unwrap_or_default();
+        let target = health::route(&path);
+        if !health::needs_etcd(&target) {
+            let (code, body) = health::answer(&target, &Ok(()));
+            return reply_warned(ctx, client, request_id, ApiResponse::Raw { code, body }, Vec::new());
+        }
+        self.health_waiting.push((client, request_id, path));
+        if self.health_probe.is_some() {
+            return;
+        }
+        if let Some((at, last)) = &self.last_health {
+            if ctx.now.since(*at) < health::ETCD_CHECK_INTERVAL_MS {
+                let last = last.clone();
+                return self.health_done(ctx, last);
+            }
+        }
+        let id = self.next_etcd_id;
+        self.health_probe = Some(id);
+        self.last_health = Some((ctx.now, Err("etcd client connection not yet established".into())));
+        self.send_etcd(ctx, Pending::Health, Txn::range(health::ETCD_HEALTH_KEY, false));
+        ctx.timer(health::ETCD_CHECK_TIMEOUT_MS, TIMER_HEALTH + id);
+    }
+
+    /// The etcd probe ended: answers every health request waiting for it.
+    fn health_done(&mut self, ctx: &mut Ctx, etcd: Result<(), String>) {
+        if let Some(id) = self.health_probe.take() {
+            self.pending.remove(&id);
+            if let Some((at, _)) = self.last_health {
+                self.last_health = Some((at, etcd.clone()));
+            }
+        }
+        for (client, request_id, path) in std::mem::take(&mut self.health_waiting) {
+            let (code, body) = health::answer(&health::route(&path), &etcd);
+            reply_warned(ctx, client, request_id, ApiResponse::Raw { code, body }, Vec::new());
         }
     }
 
@@ -453,6 +526,7 @@ impl ApiServer {
     fn fail_pending(&mut self, ctx: &mut Ctx, pending: Pending, status: Status) {
         match pending {
             Pending::InitialList => {}
+            Pending::Health => self.health_done(ctx, Err(format!("error getting data from etcd: {}", status.message))),
             Pending::Read { client, request_id, .. }
             | Pending::ConsistentList { client, request_id, .. }
             | Pending::ProxyPod { client, request_id, .. } => {
@@ -1143,6 +1217,7 @@ impl ApiServer {
                     ctx.send(self.etcd_endpoint(), Payload::Etcd(EtcdMessage::WatchProgress { watch_id }));
                 }
             }
+            Pending::Health => self.health_done(ctx, Ok(())),
             Pending::ProxyPod { client, request_id, req } => {
                 let pod = range_kvs(&response).first().map(registry::from_storage);
                 self.proxy_pod_read(ctx, client, request_id, &req, pod);

@@ -51,6 +51,8 @@ struct Shared {
     /// Requests straight to an etcd member (etcdctl on the control-plane node): id, member, message.
     etcd_outbox: Vec<(u64, ComponentId, EtcdMessage)>,
     etcd_replies: BTreeMap<u64, Result<EtcdMessage, ClientError>>,
+    /// What arrived on each watch straight to an etcd member (`etcdctl watch`).
+    etcd_watch_messages: BTreeMap<u64, VecDeque<EtcdMessage>>,
     fired: BTreeSet<u64>,
     output: String,
     /// Warnings already printed (kubectl's warning writer prints each text once per process).
@@ -119,6 +121,21 @@ impl Api {
         EtcdReply { shared: self.shared.clone(), id }.await
     }
 
+    /// Opens a watch straight to etcd member `to` on every key under `prefix` from `start_revision` (0: from
+    /// now on); read it with [`Api::next_etcd_watch_message`].
+    pub fn etcd_watch(&self, to: ComponentId, prefix: &str, start_revision: u64) -> u64 {
+        let watch_id = self.next_id();
+        let mut s = self.shared.borrow_mut();
+        let msg = EtcdMessage::Watch { watch_id, prefix: prefix.to_string(), start_revision };
+        s.etcd_outbox.push((watch_id, to, msg));
+        watch_id
+    }
+
+    /// The next `WatchEvents` or `WatchCanceled` of an etcd watch, or None once its connection failed.
+    pub async fn next_etcd_watch_message(&self, watch_id: u64) -> Option<EtcdMessage> {
+        EtcdWatchMessage { shared: self.shared.clone(), watch_id }.await
+    }
+
     /// The next event of a watch, or None when the watch ended.
     pub async fn next_event(&self, watch_id: u64) -> Option<WatchEvent> {
         NextEvent { shared: self.shared.clone(), watch_id }.await
@@ -167,6 +184,26 @@ impl Future for EtcdReply {
             }
             None => Poll::Pending,
         }
+    }
+}
+
+struct EtcdWatchMessage {
+    shared: Rc<RefCell<Shared>>,
+    watch_id: u64,
+}
+
+impl Future for EtcdWatchMessage {
+    type Output = Option<EtcdMessage>;
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut s = self.shared.borrow_mut();
+        if let Some(m) = s.etcd_watch_messages.get_mut(&self.watch_id).and_then(VecDeque::pop_front) {
+            return Poll::Ready(Some(m));
+        }
+        // A refused or broken connection answers the watch's id like a request.
+        if s.etcd_replies.remove(&self.watch_id).is_some() {
+            return Poll::Ready(None);
+        }
+        Poll::Pending
     }
 }
 
@@ -231,6 +268,8 @@ pub struct ProcessHost {
     /// Request id → (pid, sent at, the etcd member it went to; None for the apiserver).
     request_owner: BTreeMap<u64, (u64, SimTime, Option<ComponentId>)>,
     watch_owner: BTreeMap<u64, u64>,
+    /// etcd watch id → pid (`etcdctl watch`).
+    etcd_watch_owner: BTreeMap<u64, u64>,
     timer_owner: BTreeMap<u64, u64>,
 }
 
@@ -243,6 +282,7 @@ impl ProcessHost {
             next_pid: 1,
             request_owner: BTreeMap::new(),
             watch_owner: BTreeMap::new(),
+            etcd_watch_owner: BTreeMap::new(),
             timer_owner: BTreeMap::new(),
         }
     }
@@ -292,10 +332,17 @@ impl ProcessHost {
 
     pub fn forget(&mut self, pid: u64) {
         self.processes.remove(&pid);
+        self.etcd_watch_owner.retain(|_, owner| *owner != pid);
     }
 
     pub fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
         match payload {
+            Payload::Etcd(
+                msg @ (EtcdMessage::WatchEvents { watch_id, .. } | EtcdMessage::WatchCanceled { watch_id, .. }),
+            ) => {
+                let Some(&pid) = self.etcd_watch_owner.get(&watch_id) else { return };
+                self.deliver(ctx, pid, |s| s.etcd_watch_messages.entry(watch_id).or_default().push_back(msg));
+            }
             Payload::Etcd(msg) => {
                 let Some(request_id) = msg.reply_to() else { return };
                 let Some((pid, _, _)) = self.request_owner.remove(&request_id) else { return };
@@ -391,6 +438,9 @@ impl ProcessHost {
             ctx.send(self.server, Payload::ApiRequest { request_id: id, request: Box::new(request) });
         }
         for (id, to, msg) in etcd {
+            if matches!(msg, EtcdMessage::Watch { .. }) {
+                self.etcd_watch_owner.insert(id, pid);
+            }
             self.request_owner.insert(id, (pid, ctx.now, Some(to)));
             ctx.send(to, Payload::Etcd(msg));
         }

@@ -845,10 +845,10 @@ impl Cluster {
         let host = self.shell_host(node);
         let spawned = self.spawn_on(host, Credentials::Anonymous, move |api| Box::pin(crate::etcdctl::run(api, inv)));
         let result = self.run_host_until_exit(host, spawned, limit_ms);
-        if result.exit.is_some() {
-            if let Component::Host(h) = &mut self.components[host.0 as usize] {
-                h.forget(spawned.0);
-            }
+        // A command still running at the limit (`etcdctl watch`) is interrupted, as Ctrl-C would.
+        if let Component::Host(h) = &mut self.components[host.0 as usize] {
+            h.kill(spawned.0);
+            h.forget(spawned.0);
         }
         result
     }

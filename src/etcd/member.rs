@@ -1,11 +1,13 @@
 //! One etcd member process, `etcd-0` … `etcd-4` (real counterpart: `etcd` itself — `server/etcdserver` on top
 //! of the `raft` library, serving the KV and Watch gRPC APIs).
 //!
-//! Watches: client messages (`Txn`, `Watch`, `Compact`), Raft traffic from the other members, its own timers,
+//! Watches: client messages (`Txn`, `Watch`, `Compact`, `CompactRequest`, `Defragment`, `Status`), Raft traffic from the other members, its own timers,
 //! and connection resets. Writes: its Raft state (term, vote, log, commit), its applied [`Store`], replies
 //! and watch events to clients, and Raft messages to peers. The Raft half lives in [`raft`].
 //!
-//! Choices, with etcd's defaults: heartbeat every 100 ms, election timeout drawn in [1000, 2000) ms, client
+//! Choices, with etcd's defaults: heartbeat every 100 ms, election timeout drawn in [1000, 2000) ms, CheckQuorum on
+//! (etcd's `bootstrap.go` sets `CheckQuorum: true`: a leader that has not heard from a majority within an election
+//! timeout steps down to follower, and members ignore vote requests while their leader's lease lasts), client
 //! requests answered `etcdserver: request timed out` after 7 s (etcd's `ReqTimeout`: 5 s + 2 × election
 //! timeout). Every client transaction, reads included, goes through the log (etcd's linearizable reads need
 //! a quorum too); the member that received it answers once it applies the entry. Compaction is replicated
@@ -88,6 +90,17 @@ pub struct MemberStatus {
     pub raft_applied_index: u64,
     /// etcdctl shows `DB SIZE` in bytes; the simulation counts keys.
     pub db_keys: usize,
+    /// The database file's size: the most it ever held since the last defragmentation (bbolt keeps freed
+    /// pages), estimated.
+    pub db_size: u64,
+    /// What the current keys and the uncompacted history take, estimated.
+    pub db_size_in_use: u64,
+}
+
+/// The bytes a store takes in bbolt, estimated: the initial pages, about 2 KiB per key and 1 KiB per older
+/// revision kept in history (until compaction drops it).
+pub fn db_in_use(store: &Store) -> u64 {
+    20 * 1024 + 2048 * store.len() as u64 + 1024 * store.history_len() as u64
 }
 
 /// The component name of member `index`.
@@ -116,6 +129,8 @@ struct Progress {
     next: u64,
     matched: u64,
     state: PeerState,
+    /// The peer answered since the leader's last quorum check (raft's `RecentActive`).
+    recent_active: bool,
 }
 
 /// A client transaction this member received and must answer.
@@ -156,12 +171,20 @@ pub struct EtcdMember {
     progress: Vec<Progress>,
     election_deadline: SimTime,
     election_timer_at: Option<SimTime>,
+    /// When this member last heard from its leader (as follower) or last found a quorum active (as leader):
+    /// CheckQuorum's lease, inside which vote requests of a higher term are ignored.
+    leader_contact: SimTime,
     timer_generation: u64,
     pending: BTreeMap<u64, Pending>,
     /// Own proposals waiting for a leader to be known.
     held: BTreeMap<u64, Txn>,
     held_compact: Option<u64>,
     watches: BTreeMap<(ComponentId, u64), WatchState>,
+    /// `etcdctl compaction` requests waiting for their compaction to be applied: proposal id → (client,
+    /// revision).
+    compact_waiters: BTreeMap<u64, (Pending, u64)>,
+    /// The database file's size (on disk: survives a restart); see [`MemberStatus::db_size`].
+    db_file_size: u64,
 }
 
 impl EtcdMember {
@@ -188,11 +211,14 @@ impl EtcdMember {
             progress: vec![Progress::fresh(1); n],
             election_deadline: SimTime::ZERO,
             election_timer_at: None,
+            leader_contact: SimTime::ZERO,
             timer_generation: 0,
             pending: BTreeMap::new(),
             held: BTreeMap::new(),
             held_compact: None,
             watches: BTreeMap::new(),
+            compact_waiters: BTreeMap::new(),
+            db_file_size: 0,
         }
     }
 
@@ -275,6 +301,8 @@ impl EtcdMember {
             raft_index: self.commit,
             raft_applied_index: self.applied,
             db_keys: self.store.len(),
+            db_size: self.db_file_size.max(db_in_use(&self.store)),
+            db_size_in_use: db_in_use(&self.store),
         }
     }
 
@@ -315,6 +343,7 @@ impl EtcdMember {
         self.held.clear();
         self.held_compact = None;
         self.watches.clear();
+        self.compact_waiters.clear();
     }
 
     pub fn on_message(&mut self, ctx: &mut Ctx, from: ComponentId, msg: EtcdMessage) {
@@ -324,6 +353,13 @@ impl EtcdMember {
                 self.client_watch(ctx, from, watch_id, prefix, start_revision)
             }
             EtcdMessage::Compact { revision } => self.client_compact(ctx, revision),
+            EtcdMessage::CompactRequest { request_id, revision } => {
+                self.client_compact_request(ctx, Pending { client: from, request_id }, revision)
+            }
+            EtcdMessage::Defragment { request_id } => {
+                self.db_file_size = db_in_use(&self.store);
+                ctx.send(from, Payload::Etcd(EtcdMessage::DefragmentResult { request_id }));
+            }
             EtcdMessage::WatchProgress { watch_id } => self.client_watch_progress(ctx, from, watch_id),
             EtcdMessage::Status { request_id } => {
                 let status = Box::new(self.status());
@@ -346,6 +382,8 @@ impl EtcdMember {
             | EtcdMessage::MemberListResult { .. }
             | EtcdMessage::RangeAtResult { .. }
             | EtcdMessage::SnapshotData { .. }
+            | EtcdMessage::CompactResult { .. }
+            | EtcdMessage::DefragmentResult { .. }
             | EtcdMessage::WatchEvents { .. }
             | EtcdMessage::WatchCanceled { .. }
             | EtcdMessage::WatchProgressNotify { .. } => {}
@@ -376,6 +414,7 @@ impl EtcdMember {
         }
         self.watches.retain(|(client, _), _| *client != peer);
         self.pending.retain(|_, p| p.client != peer);
+        self.compact_waiters.retain(|_, (p, _)| p.client != peer);
         let pending = &self.pending;
         self.held.retain(|id, _| pending.contains_key(id));
     }
@@ -390,6 +429,10 @@ impl EtcdMember {
 
     fn on_request_timeout(&mut self, ctx: &mut Ctx, id: u64) {
         self.held.remove(&id);
+        if let Some((p, _)) = self.compact_waiters.remove(&id) {
+            let msg = EtcdMessage::CompactResult { request_id: p.request_id, result: Err(EtcdError::Timeout) };
+            ctx.send(p.client, Payload::Etcd(msg));
+        }
         if let Some(p) = self.pending.remove(&id) {
             let msg = EtcdMessage::TxnResult { request_id: p.request_id, result: Err(EtcdError::Timeout) };
             ctx.send(p.client, Payload::Etcd(msg));
@@ -402,6 +445,29 @@ impl EtcdMember {
             Some(l) if l != self.index => self.send_to(ctx, l, EtcdMessage::Compact { revision }),
             _ => self.held_compact = Some(self.held_compact.unwrap_or(0).max(revision)),
         }
+    }
+
+    /// `etcdctl compaction REV`: refused at once when the revision is already compacted or not yet written
+    /// (etcd's `ErrCompacted`, `ErrFutureRev`), else replicated like the apiserver's and answered once this
+    /// member applies it.
+    fn client_compact_request(&mut self, ctx: &mut Ctx, client: Pending, revision: u64) {
+        let refused = if revision <= self.store.compact_revision() {
+            Some(EtcdError::Compacted { compact_revision: self.store.compact_revision() })
+        } else if revision > self.store.revision() {
+            Some(EtcdError::FutureRevision)
+        } else {
+            None
+        };
+        if let Some(e) = refused {
+            let msg = EtcdMessage::CompactResult { request_id: client.request_id, result: Err(e) };
+            ctx.send(client.client, Payload::Etcd(msg));
+            return;
+        }
+        let id = self.next_proposal;
+        self.next_proposal += 1;
+        self.compact_waiters.insert(id, (client, revision));
+        ctx.timer_in_chain(REQUEST_TIMEOUT_MS, token(TOKEN_REQUEST, id));
+        self.client_compact(ctx, revision);
     }
 
     /// Starts a watch: replays history since `start` (or cancels when that is compacted), then streams.
@@ -442,6 +508,7 @@ impl EtcdMember {
             self.applied += 1;
             self.apply_entry(ctx, entry);
         }
+        self.db_file_size = self.db_file_size.max(db_in_use(&self.store));
         self.trim_log();
     }
 
@@ -449,6 +516,14 @@ impl EtcdMember {
         if let Some(revision) = entry.compact {
             // Compacting at or below the current compact revision is a no-op, as etcd reports ErrCompacted.
             let _ = self.store.compact(revision);
+            let done: Vec<u64> =
+                self.compact_waiters.iter().filter(|(_, (_, r))| *r <= revision).map(|(id, _)| *id).collect();
+            for id in done {
+                if let Some((p, r)) = self.compact_waiters.remove(&id) {
+                    let msg = EtcdMessage::CompactResult { request_id: p.request_id, result: Ok(r) };
+                    ctx.send(p.client, Payload::Etcd(msg));
+                }
+            }
             return;
         }
         let mine = (entry.origin == self.index).then(|| self.pending.remove(&entry.request_id)).flatten();
@@ -521,7 +596,7 @@ impl EtcdMember {
 
 impl Progress {
     fn fresh(next: u64) -> Progress {
-        Progress { next, matched: 0, state: PeerState::Probe }
+        Progress { next, matched: 0, state: PeerState::Probe, recent_active: false }
     }
 }
 
@@ -738,7 +813,9 @@ mod tests {
             assert!(leader.last_index() > leader.commit_index(), "seed {seed}");
             assert_eq!(leader.applied_revision(), 1, "seed {seed}");
             net.start(1);
-            net.run_for(1000);
+            // The leader stepped down meanwhile (CheckQuorum); it wins the next election, its log being the
+            // longest, and commits the entry of its old term with the first of its new one.
+            net.run_for(4000);
             assert_eq!(net.ok(w).revision, 2, "seed {seed}");
             assert_eq!(net.members[1].applied_revision(), 2, "seed {seed}");
             assert_eq!(net.members[2].applied_revision(), 1, "seed {seed}");
@@ -760,13 +837,86 @@ mod tests {
             assert!((7000..7020).contains(&waited), "seed {seed}: {waited} ms");
             let err = result.expect_err("a timeout");
             assert_eq!(err.to_string(), "etcdserver: request timed out", "seed {seed}");
-            assert_eq!(net.leader(), Some(0), "seed {seed}: the leader keeps leading");
+            assert_eq!(net.leader(), None, "seed {seed}: the leader stepped down (CheckQuorum)");
             net.start(2);
-            net.run_for(1000);
+            net.run_for(4000);
             let again = net.put(0, "b");
             net.run_for(500);
             assert!(net.ok(again).revision >= 2, "seed {seed}");
         }
+    }
+
+    /// CheckQuorum: the leader counts who answered once per election timeout, so it steps down between one
+    /// and two election timeouts after its peers went away, to a follower that knows no leader.
+    #[test]
+    fn a_leader_that_cannot_hear_a_majority_steps_down_after_the_election_timeout() {
+        for seed in SEEDS {
+            let mut net = Net::new(3, seed);
+            net.run_for(300);
+            net.stop(1);
+            net.stop(2);
+            let stopped = net.kernel.now();
+            net.run_for(ELECTION_TIMEOUT_MS - 1);
+            assert!(net.members[0].role() == Role::Leader || net.kernel.now().since(stopped) >= ELECTION_TIMEOUT_MS);
+            let mut stepped_down = None;
+            for _ in 0..(2 * ELECTION_TIMEOUT_MS / HEARTBEAT_MS + 1) {
+                net.run_for(HEARTBEAT_MS);
+                if net.members[0].role() != Role::Leader && stepped_down.is_none() {
+                    stepped_down = Some(net.kernel.now().since(stopped));
+                }
+            }
+            let after = stepped_down.expect("stepped down");
+            assert!(
+                (ELECTION_TIMEOUT_MS..=2 * ELECTION_TIMEOUT_MS + HEARTBEAT_MS).contains(&after),
+                "seed {seed}: {after} ms"
+            );
+            assert_eq!(net.members[0].leader(), None, "seed {seed}");
+            assert!(!net.members[0].status().is_leader, "seed {seed}");
+        }
+    }
+
+    /// A proposal made after the step-down waits for a leader and times out; it was never in any log, so
+    /// when the peers return and a leader is elected it is not applied.
+    #[test]
+    fn a_write_sent_after_the_step_down_times_out_and_is_never_applied() {
+        for seed in SEEDS {
+            let mut net = Net::new(3, seed);
+            net.run_for(300);
+            net.stop(1);
+            net.stop(2);
+            net.run_for(2500);
+            assert_eq!(net.leader(), None, "seed {seed}");
+            let w = net.put(0, "lost");
+            net.run_for(7100);
+            assert_eq!(net.replies.get(&w).map(|r| r.1.clone()), Some(Err(EtcdError::Timeout)), "seed {seed}");
+            net.start(1);
+            net.start(2);
+            net.run_for(5000);
+            assert!(net.leader().is_some(), "seed {seed}");
+            let after = net.put(0, "after");
+            net.run_for(500);
+            assert_eq!(net.ok(after).revision, 2, "seed {seed}: the lost write took no revision");
+            for m in &net.members {
+                assert!(m.store().get(&format!("{CM}lost")).is_none(), "seed {seed}");
+            }
+        }
+    }
+
+    /// The other side of etcd's timeout: a write the leader appended before it noticed it was alone stays in
+    /// its log, and commits when a majority is back, although its client was told the request timed out.
+    #[test]
+    fn a_write_appended_before_the_step_down_can_still_commit_once_a_majority_returns() {
+        let mut net = Net::new(3, 7);
+        net.run_for(300);
+        net.stop(1);
+        net.stop(2);
+        let w = net.put(0, "maybe");
+        net.run_for(7100);
+        assert_eq!(net.replies.get(&w).map(|r| r.1.clone()), Some(Err(EtcdError::Timeout)));
+        net.start(1);
+        net.run_for(5000);
+        assert_eq!(net.leader(), Some(0), "only member 0's log is up to date enough to win");
+        assert!(net.members[1].store().get(&format!("{CM}maybe")).is_some());
     }
 
     #[test]

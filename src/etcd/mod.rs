@@ -192,6 +192,14 @@ pub enum EtcdMessage {
     SnapshotData { request_id: u64, snapshot: Box<store::Snapshot> },
     /// Client → member: compact history up to `revision` (the apiserver does it every 5 minutes).
     Compact { revision: u64 },
+    /// Client → member: compact history up to `revision` and say when it is done (`etcdctl compaction`).
+    CompactRequest { request_id: u64, revision: u64 },
+    /// Member → client: the compaction was applied at `revision`, or why it was refused.
+    CompactResult { request_id: u64, result: Result<u64, EtcdError> },
+    /// Client → member: rewrite the member's database file without its free pages (`etcdctl defrag`).
+    Defragment { request_id: u64 },
+    /// Member → client.
+    DefragmentResult { request_id: u64 },
     /// Raft: follower forwards a client proposal to the leader.
     Propose { entry_txn: Txn, origin: u32, request_id: u64 },
     /// Raft: leader → follower, log entries and heartbeat.
@@ -246,7 +254,13 @@ impl EtcdMessage {
             EtcdMessage::SnapshotSave { .. } => "etcd snapshot".into(),
             EtcdMessage::SnapshotData { snapshot, .. } => format!("etcd snapshot rev {}", snapshot.revision),
             EtcdMessage::WatchProgressNotify { revision, .. } => format!("etcd watch progress rev {revision}"),
-            EtcdMessage::Compact { revision } => format!("etcd compact {revision}"),
+            EtcdMessage::Compact { revision } | EtcdMessage::CompactRequest { revision, .. } => {
+                format!("etcd compact {revision}")
+            }
+            EtcdMessage::CompactResult { result: Ok(r), .. } => format!("etcd compacted {r}"),
+            EtcdMessage::CompactResult { result: Err(e), .. } => e.to_string(),
+            EtcdMessage::Defragment { .. } => "etcd defragment".into(),
+            EtcdMessage::DefragmentResult { .. } => "etcd defragmented".into(),
             EtcdMessage::Propose { .. } => "raft propose".into(),
             EtcdMessage::AppendEntries { entries, .. } => {
                 if entries.is_empty() {
@@ -291,6 +305,8 @@ impl EtcdMessage {
             | EtcdMessage::StatusResult { request_id, .. }
             | EtcdMessage::MemberListResult { request_id, .. }
             | EtcdMessage::RangeAtResult { request_id, .. }
+            | EtcdMessage::CompactResult { request_id, .. }
+            | EtcdMessage::DefragmentResult { request_id }
             | EtcdMessage::SnapshotData { request_id, .. } => Some(*request_id),
             _ => None,
         }
@@ -303,6 +319,8 @@ impl EtcdMessage {
             | EtcdMessage::Status { request_id }
             | EtcdMessage::MemberList { request_id }
             | EtcdMessage::RangeAt { request_id, .. }
+            | EtcdMessage::CompactRequest { request_id, .. }
+            | EtcdMessage::Defragment { request_id }
             | EtcdMessage::SnapshotSave { request_id } => Some(*request_id),
             EtcdMessage::Watch { watch_id, .. } => Some(*watch_id),
             _ => None,

@@ -203,7 +203,8 @@ impl Store {
         if revision > self.revision {
             return Err(EtcdError::FutureRevision);
         }
-        if revision <= self.compact_revision {
+        // etcd's `rangeKeys`: the compact revision itself can still be read (`rev < compactMainRev` fails).
+        if revision < self.compact_revision {
             return Err(EtcdError::Compacted { compact_revision: self.compact_revision });
         }
         let wanted = |k: &str| if prefix { k.starts_with(key) } else { k == key };
@@ -525,7 +526,8 @@ mod tests {
         assert_eq!(at(6), Err(EtcdError::FutureRevision));
         assert_eq!(store.range_at("/p/b", false, 3).map(|k| k.len()), Ok(1));
         store.compact(3).unwrap();
-        assert_eq!(store.range_at("/p/", true, 3), Err(EtcdError::Compacted { compact_revision: 3 }));
+        assert_eq!(store.range_at("/p/", true, 3).map(|kvs| kvs.len()), Ok(2));
+        assert_eq!(store.range_at("/p/", true, 2), Err(EtcdError::Compacted { compact_revision: 3 }));
     }
 
     #[test]

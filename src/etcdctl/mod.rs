@@ -4,14 +4,16 @@
 //! `printer_table.go`, `ep_command.go`, `snapshot_command.go`).
 //!
 //! Commands: `get KEY [--prefix] [--keys-only] [--print-value-only] [--rev N]`, `put KEY VALUE`, `del KEY [--prefix]
-//! [--prev-kv]`, `member list [-w table]`, `endpoint status [-w table] [--cluster]`, `endpoint health
-//! [--cluster]`, `snapshot save FILE`, and `snapshot restore FILE [--data-dir DIR] [--bump-revision N
+//! [--prev-kv]`, `compaction REV` (`compacted revision N`; `compact` through cobra's prefix matching, which
+//! etcdctl enables), `defrag [--cluster]`, `watch KEY [--prefix] [--rev N] [--prev-kv]` (streams until
+//! interrupted, exit 5 with `watch is canceled by the server` when compaction cancels it), `member list [-w
+//! table]`, `endpoint status [-w table] [--cluster]`, `endpoint health [--cluster]`, `snapshot save FILE`, and `snapshot restore FILE [--data-dir DIR] [--bump-revision N
 //! --mark-compacted]` (etcdutl's; etcdctl v3.6 no longer has it, but v3.5's deprecated one is accepted).
 //!
 //! Deviations, by design: values are printed as one line of JSON, because kubeglass stores typed objects (the
 //! real apiserver stores protobuf, which etcdctl prints as binary); `put` accepts only a JSON Kubernetes object;
-//! the zap log lines etcdctl writes to stderr are left out, except etcdutl's restore lines; `DB SIZE` is an
-//! estimate from the number of keys; a member that does not answer fails after etcd's 7 s request timeout
+//! the zap log lines etcdctl writes to stderr are left out, except etcdutl's restore lines; `DB SIZE` and `IN USE` are
+//! estimates from the keys and the uncompacted history (the file keeps its size until `defrag`); a member that does not answer fails after etcd's 7 s request timeout
 //! rather than etcdctl's 5 s command timeout; `get --rev` is answered by the member from its own store (a
 //! serializable read) instead of through Raft.
 
@@ -34,6 +36,34 @@ pub const ETCD_VERSION: &str = "3.6.4";
 pub const STORAGE_VERSION: &str = "3.6.0";
 /// The control-plane node's address, where etcd listens.
 pub const ETCD_HOST: &str = "192.168.56.10";
+
+/// etcdctl's top-level commands (for cobra's prefix matching).
+const COMMANDS: &[&str] = &[
+    "get",
+    "put",
+    "del",
+    "txn",
+    "compaction",
+    "alarm",
+    "defrag",
+    "endpoint",
+    "move-leader",
+    "watch",
+    "version",
+    "lease",
+    "member",
+    "snapshot",
+    "make-mirror",
+    "lock",
+    "elect",
+    "auth",
+    "user",
+    "role",
+    "check",
+    "completion",
+    "downgrade",
+    "options",
+];
 
 /// cobrautl's exit codes.
 const EXIT_ERROR: i32 = 1;
@@ -101,6 +131,7 @@ const BOOL_FLAGS: &[&str] = &[
     "insecure-skip-tls-verify",
     "debug",
     "skip-hash-check",
+    "physical",
 ];
 const VALUE_FLAGS: &[&str] = &[
     "endpoints",
@@ -208,7 +239,16 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
         Err(e) => return fail(&api, &Failure(e, EXIT_ERROR)),
     };
     let ctl = Ctl { api, inv, line };
-    let words: Vec<&str> = ctl.line.positional.iter().map(String::as_str).collect();
+    let mut words: Vec<&str> = ctl.line.positional.iter().map(String::as_str).collect();
+    if program == "etcdctl" {
+        // cobra's prefix matching, which etcdctl turns on: `compact` is `compaction`.
+        if let Some(first) = words.first_mut() {
+            let matches: Vec<&&str> = COMMANDS.iter().filter(|c| c.starts_with(*first)).collect();
+            if !COMMANDS.contains(first) && matches.len() == 1 {
+                *first = matches[0];
+            }
+        }
+    }
     let result = match (program.as_str(), words.as_slice()) {
         ("etcdctl", ["get", ..]) => ctl.get().await,
         ("etcdctl", ["put", ..]) => ctl.put().await,
@@ -216,6 +256,9 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
         ("etcdctl", ["member", "list"]) => ctl.member_list().await,
         ("etcdctl", ["endpoint", "status"]) => ctl.endpoint_status().await,
         ("etcdctl", ["endpoint", "health"]) => ctl.endpoint_health().await,
+        ("etcdctl", ["compaction", ..]) => ctl.compaction().await,
+        ("etcdctl", ["defrag"]) => ctl.defrag().await,
+        ("etcdctl", ["watch", ..]) => ctl.watch().await,
         ("etcdctl", ["snapshot", "save", ..]) => ctl.snapshot_save().await,
         ("etcdctl", ["snapshot", "restore", ..]) => {
             ctl.api.print("Deprecated: Use `etcdutl snapshot restore` instead.\n\n");
@@ -227,7 +270,7 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
             ctl.api.print(&format!("{name} version: {ETCD_VERSION}\nAPI version: 3.6\n"));
             Ok(())
         }
-        (_, []) => Err(error(format!("{program}: a command is needed (kubeglass runs get, put, del, member list, endpoint status|health, snapshot save|restore)"))),
+        (_, []) => Err(error(format!("{program}: a command is needed (kubeglass runs get, put, del, compaction, defrag, watch, member list, endpoint status|health, snapshot save|restore)"))),
         (_, [first, ..]) => Err(error(format!("unknown command \"{first}\" for \"{program}\""))),
     };
     match result {
@@ -463,15 +506,15 @@ impl Ctl {
         for ep in self.endpoint_list().await? {
             match self.status_of(&ep).await {
                 Ok(s) => {
-                    let size = humanize_bytes(db_size(s.db_keys));
+                    let not_in_use = 100 - (s.db_size_in_use * 100 / s.db_size.max(1));
                     rows.push(vec![
                         ep,
                         s.id.clone(),
                         ETCD_VERSION.to_string(),
                         STORAGE_VERSION.to_string(),
-                        size.clone(),
-                        size,
-                        "0%".to_string(),
+                        humanize_bytes(s.db_size),
+                        humanize_bytes(s.db_size_in_use),
+                        format!("{not_in_use}%"),
                         humanize_bytes(2 * 1024 * 1024 * 1024),
                         s.is_leader.to_string(),
                         "false".to_string(),
@@ -525,6 +568,110 @@ impl Ctl {
             return Err(error("unhealthy cluster"));
         }
         Ok(())
+    }
+
+    /// `etcdctl compaction REV` (`compact` by prefix): `compacted revision N`.
+    async fn compaction(&self) -> Result<(), Failure> {
+        let [_, rev] = self.line.positional.as_slice() else {
+            return Err(Failure("compaction command needs 1 argument".into(), EXIT_BAD_ARGS));
+        };
+        let revision: i64 =
+            rev.parse().map_err(|_| error(format!("strconv.ParseInt: parsing {rev:?}: invalid syntax")))?;
+        let revision = revision.max(0) as u64;
+        match self.request(|request_id| EtcdMessage::CompactRequest { request_id, revision }).await? {
+            EtcdMessage::CompactResult { result: Ok(_), .. } => {
+                self.api.print(&format!("compacted revision {rev}\n"));
+                Ok(())
+            }
+            EtcdMessage::CompactResult { result: Err(crate::etcd::EtcdError::Timeout), .. } => {
+                Err(error("context deadline exceeded"))
+            }
+            EtcdMessage::CompactResult { result: Err(e), .. } => Err(error(format!("etcdserver: {e}"))),
+            _ => Err(error("unexpected reply")),
+        }
+    }
+
+    /// `etcdctl defrag [--cluster]`: each endpoint in turn, `Finished defragmenting etcd member[EP]. took D`.
+    async fn defrag(&self) -> Result<(), Failure> {
+        let mut failures = 0;
+        for ep in self.endpoint_list().await? {
+            let started = self.api.now();
+            let result = match endpoint_member(&ep, self.member_count()) {
+                None => Err("context deadline exceeded".to_string()),
+                Some(i) => {
+                    let to = self.inv.members[i as usize];
+                    match self.api.etcd(to, |request_id| EtcdMessage::Defragment { request_id }).await {
+                        Ok(EtcdMessage::DefragmentResult { .. }) => Ok(()),
+                        Ok(_) => Err("unexpected reply".to_string()),
+                        Err(e) => Err(describe(&e)),
+                    }
+                }
+            };
+            let took = crate::sim::time::go_duration(self.api.now().since(started));
+            match result {
+                Ok(()) => self.api.print(&format!("Finished defragmenting etcd member[{ep}]. took {took}\n")),
+                Err(e) => {
+                    failures += 1;
+                    self.api.print(&format!("Failed to defragment etcd member[{ep}]. took {took}. ({e})\n"));
+                }
+            }
+        }
+        if failures > 0 {
+            return Err(Failure(String::new(), EXIT_ERROR));
+        }
+        Ok(())
+    }
+
+    /// `etcdctl watch KEY [--prefix] [--rev N] [--prev-kv]`: prints each event as the simple printer does
+    /// (`PUT`/`DELETE`, then key and value lines; a delete's value is empty) until interrupted, or until the
+    /// server cancels the watch (`watch was canceled (…)`, exit 5).
+    async fn watch(&self) -> Result<(), Failure> {
+        let Some(key) = self.line.positional.get(1) else {
+            return Err(Failure("bad number of arguments".into(), EXIT_BAD_ARGS));
+        };
+        let prefix = self.line.has("prefix");
+        let prev_kv = self.line.has("prev-kv");
+        let rev = match self.line.get(&["rev"]) {
+            Some(v) => v.parse::<u64>().map_err(|_| {
+                Failure(
+                    format!(
+                        "invalid argument {v:?} for \"--rev\" flag: strconv.ParseInt: parsing {v:?}: invalid syntax"
+                    ),
+                    EXIT_ERROR,
+                )
+            })?,
+            None => 0,
+        };
+        let Some(index) = self.targets().into_iter().flatten().next() else {
+            return Err(Failure("context deadline exceeded".into(), EXIT_ERROR));
+        };
+        let watch_id = self.api.etcd_watch(self.inv.members[index as usize], key, rev);
+        while let Some(message) = self.api.next_etcd_watch_message(watch_id).await {
+            match message {
+                EtcdMessage::WatchEvents { events, .. } => {
+                    for e in events.iter().filter(|e| prefix || e.kv.key == *key) {
+                        let deleted = e.kind == crate::etcd::EventType::Delete;
+                        self.api.print(if deleted { "DELETE\n" } else { "PUT\n" });
+                        if prev_kv {
+                            if let Some(p) = &e.prev {
+                                self.print_kv(p, false);
+                            }
+                        }
+                        if deleted {
+                            self.api.print(&format!("{}\n\n", e.kv.key));
+                        } else {
+                            self.print_kv(&e.kv, false);
+                        }
+                    }
+                }
+                EtcdMessage::WatchCanceled { .. } => {
+                    self.api.print("watch was canceled (etcdserver: mvcc: required revision has been compacted)\n");
+                    break;
+                }
+                _ => {}
+            }
+        }
+        Err(Failure("watch is canceled by the server".into(), EXIT_INTERRUPTED))
     }
 
     async fn snapshot_save(&self) -> Result<(), Failure> {
@@ -608,11 +755,6 @@ fn value_text(kv: &KeyValue) -> String {
         meta.remove("resourceVersion");
     }
     serde_json::to_string(&json).unwrap_or_default()
-}
-
-/// The `DB SIZE` etcdctl reports, estimated: bbolt's initial pages plus about 2 KiB per key.
-pub fn db_size(keys: usize) -> u64 {
-    20 * 1024 + 2048 * keys as u64
 }
 
 /// go-humanize's `Bytes`: SI units, one decimal below 10 (`5.9 MB`), none above (`20 kB`).

@@ -1,7 +1,8 @@
 //! `kubectl get`: one object or a list, from one namespace or all, filtered by label and field
 //! selectors, printed as a table (`-o wide`, `--show-labels`, `--no-headers`) or as yaml, json or names.
 //! Several types (`get pv,pvc`, `get all`, `get deploy/web svc/web`) print one table per type, a blank
-//! line between them, and `kind/name` names once the objects found are of more than one kind.
+//! line between them, and `kind/name` names once the objects found are of more than one kind. `--raw PATH`
+//! is [`super::raw`].
 
 use std::sync::Arc;
 
@@ -59,6 +60,22 @@ fn targets(words: &[String]) -> Result<Targets, Failure> {
 
 pub async fn get(ctx: &Context) -> Result<(), Failure> {
     let words = &ctx.args.positional[1..];
+    if let Some(raw) = ctx.args.get(&["raw"]) {
+        if !words.is_empty() {
+            return Err(Failure("error: arguments may not be passed when --raw is specified".into()));
+        }
+        if ctx.args.has(&["w", "watch"]) || ctx.args.has(&["watch-only"]) || ctx.args.get(&["l", "selector"]).is_some()
+        {
+            return Err(Failure(
+                "error: --raw may not be specified with other flags that filter the server request or alter the output"
+                    .into(),
+            ));
+        }
+        if ctx.args.get(&["o", "output"]).is_some_and(|o| !o.is_empty()) {
+            return Err(Failure("error: --raw and --output are mutually exclusive".into()));
+        }
+        return super::raw::get_raw(ctx, raw).await;
+    }
     if words.is_empty() {
         return Err(Failure(
             "You must specify the type of resource to get. Use \"kubectl api-resources\" for a complete list of supported resources.\n\nerror: Required resource not specified.\nUse \"kubectl explain <resource>\" for a detailed description of that resource (e.g. kubectl explain pods).\nSee 'kubectl get -h' for help and examples".into(),

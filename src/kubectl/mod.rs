@@ -29,6 +29,7 @@ pub mod logs;
 pub mod node;
 pub mod patch;
 pub mod printers;
+pub mod raw;
 pub mod replace;
 pub mod rollout;
 pub mod run;

@@ -64,6 +64,7 @@ impl Payload {
                 ApiResponse::List { items, .. } => format!("200 OK ({} items)", items.len()),
                 ApiResponse::WatchStarted { .. } => "200 OK (watching)".into(),
                 ApiResponse::Exec(_) => "101 Switching Protocols".into(),
+                ApiResponse::Raw { code, .. } => code.to_string(),
                 ApiResponse::Object(_) | ApiResponse::Text(_) => "200 OK".into(),
             },
             Payload::WatchEvent { event, .. } => {

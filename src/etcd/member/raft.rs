@@ -5,8 +5,13 @@
 //! and the election and heartbeat timers. Writes: the member's term, vote, log, commit index and (through
 //! `apply_committed`) its store.
 //!
-//! Not modelled: pre-vote, check-quorum and leader transfer. A leader that cannot reach a majority keeps
-//! sending heartbeats and stays leader; its clients time out.
+//! CheckQuorum (etcd turns it on): every election timeout the leader counts the peers that answered since the
+//! last count; without a majority (itself included) it steps down to follower with no leader known (raft's
+//! `stepped down to follower since quorum is not active`), so proposals then wait for a new leader instead of
+//! sitting in a log that cannot commit. A member that heard from its leader less than an election timeout ago
+//! ignores vote requests of a higher term (the leader lease).
+//!
+//! Not modelled: pre-vote and leader transfer.
 
 use super::{
     token, EtcdMember, PeerState, Progress, Role, ELECTION_TIMEOUT_MS, HEARTBEAT_MS, MAX_APPEND_ENTRIES,
@@ -172,6 +177,7 @@ impl EtcdMember {
         if self.role != Role::Leader || term < self.term || !valid {
             return;
         }
+        self.progress[from as usize].recent_active = true;
         if ok {
             self.on_append_accepted(ctx, from, index);
         } else {
@@ -233,6 +239,7 @@ impl EtcdMember {
         if term > self.term || self.role != Role::Follower || self.leader != Some(leader) {
             self.become_follower(ctx, term, Some(leader));
         }
+        self.leader_contact = ctx.now;
         self.reset_election_timer(ctx);
     }
 
@@ -285,6 +292,11 @@ impl EtcdMember {
     }
 
     fn on_request_vote(&mut self, ctx: &mut Ctx, term: u64, candidate: u32, last: (u64, u64)) {
+        let in_lease = self.leader.is_some() && ctx.now.since(self.leader_contact) < ELECTION_TIMEOUT_MS;
+        if term > self.term && in_lease {
+            // raft ignores the request (no reply, no term change) while it still trusts its leader.
+            return;
+        }
         if term > self.term {
             self.become_follower(ctx, term, None);
         }
@@ -363,6 +375,7 @@ impl EtcdMember {
         self.votes.clear();
         self.timer_generation += 1;
         self.election_timer_at = None;
+        self.leader_contact = ctx.now;
         let next = self.log.last_index() + 1;
         self.progress = vec![Progress::fresh(next); self.members.len()];
         self.append(ctx, Txn::default(), None, self.index, 0);
@@ -386,8 +399,28 @@ impl EtcdMember {
         if self.role != Role::Leader {
             return;
         }
+        if ctx.now.since(self.leader_contact) >= ELECTION_TIMEOUT_MS && !self.check_quorum(ctx) {
+            return;
+        }
         self.broadcast_append(ctx);
         ctx.timer(HEARTBEAT_MS, token(TOKEN_HEARTBEAT, self.timer_generation));
+    }
+
+    /// Leader, once per election timeout: steps down when fewer than a majority (itself included) answered
+    /// since the last check; otherwise starts a new count. Returns whether it still leads.
+    fn check_quorum(&mut self, ctx: &mut Ctx) -> bool {
+        let me = self.index as usize;
+        let active = self.progress.iter().enumerate().filter(|(i, p)| *i == me || p.recent_active).count();
+        if active < self.quorum() {
+            let term = self.term;
+            self.become_follower(ctx, term, None);
+            return false;
+        }
+        for p in &mut self.progress {
+            p.recent_active = false;
+        }
+        self.leader_contact = ctx.now;
+        true
     }
 
     /// Draws a new election deadline in [timeout, 2 × timeout) and makes sure a timer will look at it.
