@@ -16,6 +16,7 @@ mod jobs;
 mod kube_proxy;
 mod kubelet;
 mod logs_exec;
+mod node_recovery;
 mod node_shell;
 mod nodelifecycle;
 mod patch_wait;
