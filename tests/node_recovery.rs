@@ -232,6 +232,7 @@ fn a_kubelet_stopped_past_the_grace_period_and_started_again_finds_its_container
     );
     assert_eq!(events_about(&mut c, "node/node01", "NodeReady"), ["Normal Node node01 status is now: NodeReady"]);
     assert_eq!(node_event_count(&mut c, "node01", "Starting"), 2, "a Starting event per kubelet process");
+    assert!(events_about(&mut c, "node/node01", "NodeRebooted").is_empty(), "the machine did not reboot");
     c.advance_ms(400_000);
     assert_eq!(get(&mut c, "get pod web -o 'jsonpath={.metadata.deletionTimestamp}'"), "");
     assert!(events_about(&mut c, "pod/web", "TaintManagerEviction").iter().all(|e| !e.contains("Marking")));
@@ -291,6 +292,8 @@ fn a_node_powered_off_and_on_reboots_its_containers_are_gone_and_its_pods_start_
     web_pod_and_service(&mut c, "node01");
     c.advance_ms(8_000);
     let old_ip = pod_ip(&mut c, "web");
+    let boot_before = get(&mut c, "get node node01 -o jsonpath={.status.nodeInfo.bootID}");
+    assert_eq!(boot_before.len(), 36, "a UUID: {boot_before}");
     c.stop("node01").expect("power off");
     let off = c.now().ms();
     // The grace period counts from the last Lease renewal, up to 10 s before the power went.
@@ -316,6 +319,11 @@ fn a_node_powered_off_and_on_reboots_its_containers_are_gone_and_its_pods_start_
         events_about(&mut c, "pod/web", "SandboxChanged"),
         ["Normal Pod sandbox changed, it will be killed and re-created."]
     );
+    let rebooted = events_about(&mut c, "node/node01", "NodeRebooted");
+    assert_eq!(rebooted.len(), 1, "{rebooted:?}");
+    let boot = get(&mut c, "get node node01 -o jsonpath={.status.nodeInfo.bootID}");
+    assert_eq!(rebooted[0], format!("Warning Node node01 has been rebooted, boot id: {boot}"));
+    assert_ne!(boot, boot_before);
     let last = get(
         &mut c,
         "get pod web -o 'jsonpath={.status.containerStatuses[0].lastState.terminated.exitCode}/{.status.containerStatuses[0].lastState.terminated.reason}'",

@@ -695,6 +695,7 @@ impl Cluster {
         }
         if let Some(fs) = self.node_fs.get(node) {
             let mut fs = fs.borrow_mut();
+            fs.reboots += 1;
             for dir in ["/run", "/tmp"] {
                 let inside: Vec<String> =
                     fs.paths().filter(|p| p.starts_with(&format!("{dir}/"))).map(str::to_string).collect();

@@ -7,7 +7,8 @@
 //! The setters record the node's events as the real ones do: `NodeHasSufficientMemory`,
 //! `NodeHasNoDiskPressure`, `NodeHasSufficientPID` when a pressure condition becomes False (from missing or
 //! `Unknown`), `NodeReady` / `NodeNotReady` when Ready changes from what the apiserver holds; each is
-//! `Node <node> status is now: <reason>`. Ready is False (`KubeletNotReady`) with the runtime state's errors:
+//! `Node <node> status is now: <reason>`; a boot id other than the one the apiserver holds is a Warning
+//! `NodeRebooted` (`Node <node> has been rebooted, boot id: <id>`). Ready is False (`KubeletNotReady`) with the runtime state's errors:
 //! `container runtime status check may not have completed yet` before the first check, `container runtime is
 //! down` once 30 s passed since the last successful one (checked every 5 s), and `PLEG is not healthy: pleg was
 //! last seen active <d> ago; threshold is 3m0s` when the last successful relist is more than 3 minutes old
@@ -171,13 +172,14 @@ impl Kubelet {
         } else {
             "containerd://Unknown".to_string()
         };
+        let boot_id = self.boot_id();
         let mut status = json!({
             "capacity": capacity,
             "allocatable": capacity,
             "addresses": [{"type": "InternalIP", "address": self.cfg.node_ip}, {"type": "Hostname", "address": n.name}],
             "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
             "nodeInfo": {
-                "architecture": "amd64", "bootID": "", "containerRuntimeVersion": runtime_version,
+                "architecture": "amd64", "bootID": boot_id, "containerRuntimeVersion": runtime_version,
                 // Left empty: DisableNodeKubeProxyVersion is on by default since v1.33 (KEP-4004; the kubelet
                 // never knew kube-proxy's version).
                 "kernelVersion": super::super::os::KERNEL_RELEASE, "kubeProxyVersion": "",
@@ -189,6 +191,21 @@ impl Kubelet {
             status["images"] = super::node_images::status_images(&self.images);
         }
         status
+    }
+
+    /// The machine's boot id (`/proc/sys/kernel/random/boot_id`): a UUID, new at each boot.
+    fn boot_id(&self) -> String {
+        let boot = self.cfg.fs.borrow().reboots;
+        let h = |salt: &str| crate::sim::rng::fnv1a64(format!("{}#{boot}#{salt}", self.cfg.node.name).as_bytes());
+        let (a, b) = (h("a"), h("b"));
+        format!(
+            "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
+            a >> 32,
+            (a >> 16) & 0xffff,
+            a & 0xfff,
+            0x8000 | (b >> 48) & 0x3fff,
+            b & 0xffff_ffff_ffff
+        )
     }
 
     /// The conditions the kubelet computes now, Ready last (as the setters order them).
@@ -243,6 +260,13 @@ impl Kubelet {
                                    "lastHeartbeatTime": stamp, "lastTransitionTime": since}));
         }
         let mut status = self.status_fields();
+        let held_boot = current.and_then(|c| c["nodeInfo"]["bootID"].as_str()).unwrap_or("");
+        if !held_boot.is_empty() && held_boot != status["nodeInfo"]["bootID"] {
+            // The MachineInfo setter: the machine booted since the kubelet last reported.
+            let boot = status["nodeInfo"]["bootID"].as_str().unwrap_or("").to_string();
+            let msg = format!("Node {} has been rebooted, boot id: {boot}", self.cfg.node.name);
+            self.record_node(ctx, "Warning", "NodeRebooted", &msg);
+        }
         if let Some(current) = current {
             // Only the fields the setters write count (as the kubelet compares its copy of the apiserver's).
             let normalized = serde_json::from_value::<NodeStatus>(status.clone())
