@@ -365,3 +365,33 @@ fn a_node_powered_off_past_the_toleration_has_its_pods_evicted_and_the_rebooted_
     let d = c.containerd("node01").expect("containerd");
     assert!(d.containers().all(|k| k.name != "nginx"), "the deleted pod's sandbox and containers are removed");
 }
+
+#[test]
+fn the_control_plane_node_powered_off_and_on_runs_its_static_pods_again_with_one_more_restart() {
+    let mut c = Cluster::new_default(1);
+    c.advance_ms(10_000);
+    c.stop("controlplane").expect("power off");
+    // Every process of the machine ended with it, the control plane's components too.
+    let down: Vec<String> = c.view().components.iter().filter(|x| !x.running).map(|x| x.name.clone()).collect();
+    for name in ["kube-apiserver", "kube-scheduler", "kube-controller-manager", "etcd-0", "controlplane/kubelet"] {
+        assert!(down.iter().any(|d| d == name), "{name} still runs: {down:?}");
+    }
+    let (out, _) = kubectl(&mut c, "get nodes");
+    assert_eq!(
+        out,
+        "The connection to the server 192.168.56.10:6443 was refused - did you specify the right host or port?\n"
+    );
+    c.advance_ms(60_000);
+    c.start("controlplane").expect("power on");
+    c.advance_ms(60_000);
+    let (pods, _) = kubectl(&mut c, "get pods -n kube-system --no-headers");
+    for name in ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"] {
+        let line = pods.lines().find(|l| l.starts_with(&format!("{name}-controlplane "))).unwrap_or_default();
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(cells.get(1..4), Some(&["1/1", "Running", "1"][..]), "{pods}");
+    }
+    assert_eq!(node_status(&mut c, "controlplane"), "Ready");
+    let (out, _) = sh(&mut c, "controlplane", "crictl ps -a --name kube-apiserver");
+    assert_eq!(out.lines().filter(|l| l.contains(" Exited ")).count(), 1, "{out}");
+    assert_eq!(out.lines().filter(|l| l.contains(" Running ")).count(), 1, "{out}");
+}

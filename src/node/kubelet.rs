@@ -83,8 +83,12 @@ pub const REPORT_MS: u64 = 300_000;
 pub const LEASE_DURATION_S: i64 = 40;
 const BACKOFF_INITIAL_MS: u64 = 10_000;
 const BACKOFF_MAX_MS: u64 = 300_000;
-/// How soon a kubelet that could not register tries again.
-const REGISTER_RETRY_MS: u64 = 500;
+/// How soon a kubelet that could not register tries again: 100 ms, doubling up to 7 s
+/// (`registerWithAPIServer`).
+const REGISTER_RETRY_MS: u64 = 100;
+const REGISTER_RETRY_MAX_MS: u64 = 7_000;
+/// How soon a mirror pod that could not be created is tried again.
+const MIRROR_RETRY_MS: u64 = 500;
 /// How long a pod worker waits after a failed sync (pod_workers.go backOffPeriod).
 const WORKER_BACKOFF_MS: u64 = 10_000;
 
@@ -281,6 +285,8 @@ pub struct Kubelet {
     runtime_checked: bool,
     /// The runtime answered a status check since this process started.
     modules_initialized: bool,
+    /// How long the registration waits before its next try.
+    register_retry_ms: u64,
     lease_renewals: u64,
     mirror_pending: BTreeSet<String>,
     node_uid: Option<String>,
@@ -338,6 +344,7 @@ impl Kubelet {
             runtime_state: node_status::RuntimeState::default(),
             runtime_checked: false,
             modules_initialized: false,
+            register_retry_ms: 0,
             lease_renewals: 0,
             mirror_pending: BTreeSet::new(),
             node_uid: None,
@@ -401,6 +408,7 @@ impl Kubelet {
         self.runtime_state = node_status::RuntimeState::new(ctx.now);
         self.runtime_checked = false;
         self.modules_initialized = false;
+        self.register_retry_ms = 0;
         self.recorded.clear();
         self.mirror_pending.clear();
         self.last_status_error = None;
@@ -600,7 +608,9 @@ impl Kubelet {
                         self.log(ctx.now, 'E', "kubelet_node_status.go:107", &msg);
                         self.last_status_error = Some(err);
                     }
-                    ctx.timer(REGISTER_RETRY_MS, TIMER_REGISTER);
+                    self.register_retry_ms =
+                        (self.register_retry_ms * 2).clamp(REGISTER_RETRY_MS * 2, REGISTER_RETRY_MAX_MS);
+                    ctx.timer(self.register_retry_ms, TIMER_REGISTER);
                 }
             }
             ApiCall::NodeRead { force } => self.on_node_read(ctx, force, result),
@@ -653,7 +663,7 @@ impl Kubelet {
                 if ok {
                     self.sync(ctx, &uid);
                 } else {
-                    ctx.timer(REGISTER_RETRY_MS, TIMER_MIRRORS);
+                    ctx.timer(MIRROR_RETRY_MS, TIMER_MIRRORS);
                 }
             }
             ApiCall::Claim { uid, volume, claim } => self.on_claim(ctx, &uid, volume, &claim, &result),

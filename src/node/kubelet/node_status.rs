@@ -320,6 +320,7 @@ impl Kubelet {
                 return;
             }
         };
+        self.last_status_error = None;
         let current = node.status.as_ref().and_then(|s| serde_json::to_value(s).ok()).unwrap_or(json!({}));
         let (status, changed) = self.apply_setters(ctx, Some(&current));
         let due = self.last_node_post.is_none_or(|t| ctx.now.since(t) >= REPORT_MS);

@@ -13,6 +13,12 @@
 //! - `Initialized` is False (`ContainersNotInitialized`, `containers with incomplete status: [...]`) until
 //!   every init container completed (a sidecar: started); `Ready` and `ContainersReady` list the app
 //!   containers and sidecars that are not ready.
+//!
+//! The status manager's sync (`status/status_manager.go` syncBatch, every 10 s) compares each pod's status
+//! as the apiserver holds it (the kubelet's informer) with the one it posted (`needsReconcile`, by what
+//! `isPodStatusByKubeletEqual` looks at) and posts its own again when they differ, so a Ready condition someone
+//! else set to False (the node lifecycle controller's `MarkPodsNotReady`) comes back; a status it could not
+//! send yet (the apiserver was down, a static pod's mirror pod did not exist) is sent then.
 
 use serde_json::{json, Value};
 
@@ -59,15 +65,23 @@ impl Kubelet {
     /// The status manager's periodic sync: pods whose status in the apiserver is not what was posted for
     /// them get it posted again.
     pub(super) fn reconcile_pod_statuses(&mut self, ctx: &mut Ctx) {
-        if !self.conn.synced() {
+        if !self.conn.synced() || self.listed < 2 || !self.runtime_up {
             return;
         }
         let mut stale = Vec::new();
+        let mut unsent = Vec::new();
         for (uid, w) in &self.workers {
-            let Some(posted) = w.last_status.filter(|p| !p.terminal && !w.gone && !w.orphan && !w.status_in_flight)
-            else {
+            if w.gone || w.orphan || w.status_in_flight {
+                continue;
+            }
+            let Some(posted) = w.last_status else {
+                // Never sent by this process (or the last send failed): send it now.
+                unsent.push(uid.clone());
                 continue;
             };
+            if posted.terminal {
+                continue;
+            }
             let Some(held) = self.conn.informer(0).get(&w.key) else { continue };
             let Object::Pod(pod) = held.as_ref() else { continue };
             let rv = pod.metadata.resource_version.clone();
@@ -76,6 +90,9 @@ impl Kubelet {
             }
             let status = pod.status.as_ref().and_then(|s| serde_json::to_value(s).ok()).unwrap_or_default();
             stale.push((uid.clone(), rv, reconcile_key(&status) != posted.reconcile));
+        }
+        for uid in unsent {
+            self.post_pod_status(ctx, &uid);
         }
         for (uid, rv, differs) in stale {
             let Some(w) = self.workers.get_mut(&uid) else { continue };
