@@ -395,3 +395,27 @@ fn the_control_plane_node_powered_off_and_on_runs_its_static_pods_again_with_one
     assert_eq!(out.lines().filter(|l| l.contains(" Exited ")).count(), 1, "{out}");
     assert_eq!(out.lines().filter(|l| l.contains(" Running ")).count(), 1, "{out}");
 }
+
+#[test]
+fn after_an_apiserver_outage_every_node_and_pod_is_ready_again_within_a_status_update_or_two() {
+    let mut c = Cluster::new_default(1);
+    kubectl(&mut c, "create deployment web --image=nginx:1.27 --replicas=3");
+    kubectl(&mut c, "expose deployment web --port=80");
+    c.advance_ms(30_000);
+    c.stop("kube-apiserver").expect("stop");
+    c.advance_ms(120_000);
+    c.start("kube-apiserver").expect("start");
+    // Whatever the node lifecycle controller wrote meanwhile, each kubelet's next status update and status
+    // manager sync put the apiserver's copies right.
+    c.advance_ms(20_000);
+    let (nodes, _) = kubectl(&mut c, "get nodes --no-headers");
+    let statuses: Vec<&str> = nodes.lines().map(|l| l.split_whitespace().nth(1).unwrap_or("")).collect();
+    assert_eq!(statuses, ["Ready", "Ready", "Ready"], "{nodes}");
+    let deploy = get(&mut c, "get deploy web --no-headers");
+    assert_eq!(deploy.split_whitespace().take(4).collect::<Vec<_>>(), ["web", "3/3", "3", "3"], "{deploy}");
+    let ready = get(
+        &mut c,
+        "get endpointslices -l kubernetes.io/service-name=web -o 'jsonpath={range .items[*].endpoints[?(@.conditions.ready==true)]}{.addresses[0]} {end}'",
+    );
+    assert_eq!(ready.split_whitespace().count(), 3, "{ready}");
+}
