@@ -324,6 +324,17 @@ fn a_node_powered_off_and_on_reboots_its_containers_are_gone_and_its_pods_start_
     let boot = get(&mut c, "get node node01 -o jsonpath={.status.nodeInfo.bootID}");
     assert_eq!(rebooted[0], format!("Warning Node node01 has been rebooted, boot id: {boot}"));
     assert_ne!(boot, boot_before);
+    // describe shows the node's events from both sources (the controllers name the node by its UID, the
+    // kubelet by its name).
+    let describe = get(&mut c, "describe node node01");
+    let events = describe.split("Events:").nth(1).unwrap_or_default().to_string();
+    for (reason, from) in [("NodeRebooted", "kubelet"), ("NodeReady", "kubelet"), ("RegisteredNode", "node-controller")]
+    {
+        assert!(
+            events.lines().any(|l| l.split_whitespace().nth(1) == Some(reason) && l.contains(&format!("  {from}  "))),
+            "{reason}: {events}"
+        );
+    }
     let last = get(
         &mut c,
         "get pod web -o 'jsonpath={.status.containerStatuses[0].lastState.terminated.exitCode}/{.status.containerStatuses[0].lastState.terminated.reason}'",
