@@ -261,11 +261,16 @@ fn a_stopped_kubelet_stops_renewing_its_lease_while_its_containers_keep_running(
 fn a_stopped_containerd_makes_the_node_not_ready_with_the_runtime_down() {
     let mut c = Cluster::new_default(1);
     c.stop("node02/containerd").expect("stop");
-    c.advance_ms(11_000);
+    // The runtime counts as down 30 s after its last successful status check (every 5 s); the next status
+    // update (every 10 s) reports it.
+    c.advance_ms(20_000);
+    let ready = get(&mut c, "get node node02 -o 'jsonpath={.status.conditions[?(@.type==\"Ready\")].status}'");
+    assert_eq!(ready, "True");
+    c.advance_ms(21_000);
     let ready = get(&mut c, "get node node02 -o 'jsonpath={.status.conditions[?(@.type==\"Ready\")].status} {.status.conditions[?(@.type==\"Ready\")].message}'");
     assert_eq!(ready, "False container runtime is down");
     c.start("node02/containerd").expect("start");
-    c.advance_ms(11_000);
+    c.advance_ms(16_000);
     let ready = get(&mut c, "get node node02 -o 'jsonpath={.status.conditions[?(@.type==\"Ready\")].status}'");
     assert_eq!(ready, "True");
 }

@@ -99,13 +99,14 @@ fn crictl_reads_containerd_with_the_apiserver_down_and_fails_with_containerd_sto
         err.starts_with("FATA[0000] validate service connection: validate CRI v1 runtime API for endpoint \"unix:///run/containerd/containerd.sock\": rpc error: code = Unavailable"),
         "{err}"
     );
-    c.advance_ms(15_000);
+    // NotReady once 30 s passed since the runtime's last successful status check, at the next status update.
+    c.advance_ms(41_000);
     let (nodes, _) = kubectl(&mut c, "get node node02");
     assert!(nodes.contains("node02   NotReady"), "{nodes}");
     // The logs stay on disk while containerd is down.
     assert!(sh(&mut c, "node02", "ls /var/log/pods").0.contains("default_logger_"));
     sh(&mut c, "node02", "systemctl start containerd");
-    c.advance_ms(15_000);
+    c.advance_ms(16_000);
     let (nodes, _) = kubectl(&mut c, "get node node02");
     assert!(nodes.contains("node02   Ready"), "{nodes}");
     let (journal, _) = sh(&mut c, "node02", "journalctl -u kubelet | grep -c 'container runtime is down'");

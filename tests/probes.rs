@@ -155,7 +155,8 @@ fn a_startup_probe_holds_back_liveness_and_readiness_and_kills_a_container_that_
     assert_eq!(jsonpath(&mut c, "never", ".status.containerStatuses[0].started"), "false");
     at(&mut c, start, 9);
     let ev = events(&mut c, "never");
-    assert!(ev.contains("Warning Unhealthy 1s (x3 over 6s) kubelet Startup probe failed: dial tcp 10.244.1.3:8080: connect: connection refused\n"), "{ev}");
+    let ip = jsonpath(&mut c, "never", ".status.podIP");
+    assert!(ev.contains(&format!("Warning Unhealthy 1s (x3 over 6s) kubelet Startup probe failed: dial tcp {ip}:8080: connect: connection refused\n")), "{ev}");
     assert!(ev.contains("Normal Killing 1s kubelet Container app failed startup probe, will be restarted\n"), "{ev}");
     assert!(!ev.contains("Liveness probe"), "liveness waits for startup: {ev}");
     // nginx stops on SIGTERM at once: its last state is a clean exit, and it is started again.

@@ -535,7 +535,8 @@ fn a_failed_binding_is_forgotten_and_the_pod_is_scheduled_again() {
     let mut c = Cluster::new_default(1);
     c.advance_ms(2_000);
     let sent = c.scheduler().unwrap().stats().bindings_sent;
-    apply(&mut c, &labelled_pod("p", "app: x", "", "500m"));
+    // kubectl is not waited for: the binding may be sent before kubectl has its answer.
+    c.start_kubectl("apply -f -", Some(labelled_pod("p", "app: x", "", "500m")));
     // Run until the scheduler has sent its binding, then take the apiserver away before it arrives.
     while c.scheduler().unwrap().stats().bindings_sent == sent {
         assert!(c.step());

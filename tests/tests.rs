@@ -18,6 +18,7 @@ mod kube_proxy;
 mod kubelet;
 mod leader_election;
 mod logs_exec;
+mod node_recovery;
 mod node_shell;
 mod nodelifecycle;
 mod patch_wait;

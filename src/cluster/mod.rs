@@ -506,8 +506,11 @@ impl Cluster {
     /// manifest is moved out of `/etc/kubernetes/manifests` (to `/etc/kubernetes/`), the kubelet kills its
     /// container and deletes its mirror pod; this returns once the process has ended (or at once when the
     /// control-plane node's kubelet or containerd is not running, which leaves the container as it is).
-    /// A node service is `systemctl stop`; a node's name powers the machine off.
+    /// A node service is `systemctl stop`; a node's name powers the machine off ([`Cluster::power_off`]).
     pub fn stop(&mut self, name: &str) -> Result<(), String> {
+        if self.is_node(name) {
+            return self.power_off(name);
+        }
         let ids = self.resolve(name)?;
         if let Some(process) = self.static_pod_process(name) {
             self.move_manifest(process, false);
@@ -679,8 +682,12 @@ impl Cluster {
 
     /// Starts a stopped component as a fresh process. A control-plane component's manifest goes back into
     /// `/etc/kubernetes/manifests` and the kubelet starts its container (one the kubelet is restarting
-    /// after a crash is left to the kubelet's back-off, as on a real node).
+    /// after a crash is left to the kubelet's back-off, as on a real node). A node's name powers the
+    /// machine on ([`Cluster::power_on`]).
     pub fn start(&mut self, name: &str) -> Result<(), String> {
+        if self.is_node(name) {
+            return self.power_on(name);
+        }
         let ids = self.resolve(name)?;
         if let Some(process) = self.static_pod_process(name) {
             self.move_manifest(process, true);
@@ -740,6 +747,65 @@ impl Cluster {
                 .collect());
         }
         Err(format!("unknown component {name:?}"))
+    }
+
+    fn is_node(&self, name: &str) -> bool {
+        self.config.all_nodes().any(|n| n.name == name)
+    }
+
+    /// Powers `node` off: its services (kubelet, containerd, kube-proxy) and every process its containers run
+    /// (a control-plane node's static pods) end with the machine; systemd restarts nothing.
+    pub fn power_off(&mut self, node: &str) -> Result<(), String> {
+        let mut ids = self.resolve(node)?;
+        let processes = self.containerd(node).map(|c| c.running_processes()).unwrap_or_default();
+        for p in processes {
+            ids.extend(self.resolve(&p).unwrap_or_default());
+        }
+        self.cancel_restarts(&ids);
+        self.stop_ids(&ids);
+        Ok(())
+    }
+
+    /// Powers `node` on after a power-off: the machine reboots. containerd finds its containers exited (their
+    /// tasks died with the machine, see [`Containerd::reboot`]) and its sandboxes not ready, `/run` and
+    /// `/tmp` are empty, the node's other files are as they were; then its services start and the kubelet
+    /// starts its pods again in new sandboxes. A node that was not powered off is left as it is.
+    pub fn power_on(&mut self, node: &str) -> Result<(), String> {
+        let ids = self.resolve(node)?;
+        if ids.iter().any(|id| self.kernel.is_running(*id)) {
+            return self.start_services(node);
+        }
+        let now = self.kernel.now();
+        if let Some(id) = self.kernel.id(&format!("{node}/containerd")) {
+            if let Component::Containerd(c) = &mut self.components[id.0 as usize] {
+                c.reboot(now);
+            }
+        }
+        if let Some(fs) = self.node_fs.get(node) {
+            let mut fs = fs.borrow_mut();
+            fs.reboots += 1;
+            for dir in ["/run", "/tmp"] {
+                let inside: Vec<String> =
+                    fs.paths().filter(|p| p.starts_with(&format!("{dir}/"))).map(str::to_string).collect();
+                for p in inside {
+                    let _ = fs.remove_tree(&p, now);
+                }
+            }
+        }
+        self.start_services(node)
+    }
+
+    /// Starts a node's services, containerd first (the kubelet's first runtime status check then finds it).
+    fn start_services(&mut self, node: &str) -> Result<(), String> {
+        let mut ids = self.resolve(node)?;
+        let containerd = self.kernel.id(&format!("{node}/containerd"));
+        ids.sort_by_key(|id| Some(*id) != containerd);
+        self.cancel_restarts(&ids);
+        for id in ids {
+            let chain = self.kernel.new_chain();
+            self.start_ids(&[id], chain);
+        }
+        Ok(())
     }
 
     /// Starts a client program on the kubectl host as `user`; returns its pid and chain.

@@ -71,6 +71,8 @@ pub struct NodeFs {
     pub etcd_running: bool,
     /// A restore into [`ETCD_DATA_DIR`] the members have not started from yet.
     restored_etcd: Option<Store>,
+    /// How often the machine was booted again (powered off and on) since it was made.
+    pub reboots: u32,
 }
 
 /// Why a filesystem operation failed, in the words of coreutils' `strerror`.

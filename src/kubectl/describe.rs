@@ -87,6 +87,12 @@ async fn related(ctx: &Context, obj: &Object) -> Related {
     r.events = list(ctx, Kind::Event, Some(&events_ns), None, Some(event_fields)).await;
     match obj {
         Object::Node(_) => {
+            // A node's events come with two UIDs: the controllers use the node's, the kubelet its name. kubectl
+            // asks for both and merges them.
+            let by_name = format!("involvedObject.name={name},involvedObject.namespace=,involvedObject.uid={name}");
+            if obj.meta().uid.as_deref() != Some(name.as_str()) {
+                r.events.extend(list(ctx, Kind::Event, Some(&events_ns), None, Some(by_name)).await);
+            }
             r.pods = list(ctx, Kind::Pod, None, None, Some(format!("spec.nodeName={name}"))).await;
             if let Ok(ApiResponse::Object(lease)) = ctx
                 .api

@@ -2,11 +2,17 @@
 //! `system:nodes`. Watches: pods with `spec.nodeName=<node>` (one informer), its static pod manifests
 //! (the `staticPodPath` its `/var/lib/kubelet/config.yaml` names, on the node's filesystem: read at start,
 //! on every change notice and every 20 s; see [`super::static_pods`]), and its containerd's containers
-//! (CRI list at start, exit events after). Writes: its Node (registers it, then status every 10 s when something
-//! changed or 5 min passed), its Lease `kube-node-lease/<node>` every 10 s, pod status, mirror pods for
-//! static pods, the final delete (grace 0) of pods it finished terminating, and its events (`Pulling`,
-//! `Pulled`, `Created`, `Started`, `Killing`, `BackOff`, `Failed`, `Unhealthy`, `FailedPreStopHook`,
-//! `FailedPostStartHook`). Talks to containerd with CRI calls (probes and hooks included).
+//! (CRI list at start, exit events after). Reads its Node every 10 s (`GET`, from the apiserver's cache).
+//! Writes: its Node (registers it with its status after the first runtime status check, then patches the
+//! status every 10 s when what the apiserver holds differs from what it computes, or 5 min passed; see
+//! [`node_status`]), its Lease `kube-node-lease/<node>` every 10 s, pod status (posted on change, and again
+//! whenever the apiserver's copy differs from it: the status manager's 10 s sync, see [`status`]), mirror pods
+//! for static pods, the final delete (grace 0) of pods it finished terminating, and its events (on its Node:
+//! `Starting`, `NodeAllocatableEnforced`, `NodeHasSufficientMemory`, `NodeHasNoDiskPressure`,
+//! `NodeHasSufficientPID`, `NodeReady`, `NodeNotReady`; on pods: `Pulling`, `Pulled`, `Created`, `Started`,
+//! `Killing`, `BackOff`, `Failed`, `Unhealthy`, `FailedPreStopHook`, `FailedPostStartHook`, `SandboxChanged`;
+//! a failed event write is tried again, 12 times at most, as client-go's recorder does). Talks to containerd
+//! with CRI calls (a runtime status check every 5 s, probes and hooks included).
 //! Counterpart: `pkg/kubelet` (kubelet.go syncPod, kuberuntime_manager.go computePodActions,
 //! kuberuntime_container.go, images/image_manager.go, prober, nodestatus/setters.go, nodelease,
 //! status/status_manager.go, pod/mirror_client.go).
@@ -27,11 +33,17 @@
 //! runs right after its container started (exec, sleep, httpGet); when it fails the container is killed
 //! (`FailedPostStartHook`) and restarted under the pod's policy.
 //!
-//! Simplified: one CRI call in flight per pod (so a pod's containers stop one after another), the runtime
-//! counts as down as soon as a CRI call is refused; a missing config file leaves the
-//! kubelet without a static pod path (the real one exits and systemd restarts it).
+//! After a reboot containerd lists the pods' sandboxes as not ready and their containers as exited (255,
+//! `Unknown`): the pod worker records `SandboxChanged`, stops the old sandbox and starts the pod again in a
+//! new one, each container with its restart count one higher (restartPolicy Never: the pod stays as it is).
+//!
+//! Simplified: one CRI call in flight per pod (so a pod's containers stop one after another); pod workers
+//! stop calling containerd as soon as a CRI call is refused (the Ready condition follows the runtime status
+//! check's 30 s threshold); a missing config file leaves the kubelet without a static pod path (the real one
+//! exits and systemd restarts it).
 
 mod node_images;
+mod node_status;
 mod pod_ref;
 mod probes;
 pub mod server;
@@ -71,8 +83,12 @@ pub const REPORT_MS: u64 = 300_000;
 pub const LEASE_DURATION_S: i64 = 40;
 const BACKOFF_INITIAL_MS: u64 = 10_000;
 const BACKOFF_MAX_MS: u64 = 300_000;
-/// How soon a kubelet that could not register tries again.
-const REGISTER_RETRY_MS: u64 = 500;
+/// How soon a kubelet that could not register tries again: 100 ms, doubling up to 7 s
+/// (`registerWithAPIServer`).
+const REGISTER_RETRY_MS: u64 = 100;
+const REGISTER_RETRY_MAX_MS: u64 = 7_000;
+/// How soon a mirror pod that could not be created is tried again.
+const MIRROR_RETRY_MS: u64 = 500;
 /// How long a pod worker waits after a failed sync (pod_workers.go backOffPeriod).
 const WORKER_BACKOFF_MS: u64 = 10_000;
 
@@ -81,6 +97,14 @@ const TIMER_REGISTER: u64 = 2;
 const TIMER_MIRRORS: u64 = 3;
 /// A change under the static pod path (the filesystem's inotify notice).
 const TIMER_FILES: u64 = 4;
+/// The runtime status check (`updateRuntimeUp`, every 5 s).
+const TIMER_RUNTIME: u64 = 5;
+/// Failed event writes are due again.
+const TIMER_EVENTS: u64 = 6;
+/// client-go's recorder: how often it tries to write an event, and how long it sleeps between tries (the
+/// first sleep is a random part of it).
+const EVENT_TRIES: u32 = 12;
+const EVENT_RETRY_MS: u64 = 10_000;
 const TIMER_POD_BASE: u64 = 1 << 32;
 
 const MIRROR: &str = "kubernetes.io/config.mirror";
@@ -108,6 +132,9 @@ struct Worker {
     /// A CRI call for this pod is in flight.
     busy: bool,
     sandbox: Option<String>,
+    /// containerd lists the sandbox as not ready (its network and pause process died with a reboot): the
+    /// worker stops it and makes a new one.
+    sandbox_not_ready: bool,
     ip: Option<String>,
     /// Container name → (reason, message) while it waits.
     waiting: BTreeMap<String, (String, String)>,
@@ -126,6 +153,8 @@ struct Worker {
     status_in_flight: bool,
     /// The status changed while a patch was in flight: post again when it is answered.
     status_dirty: bool,
+    /// The resourceVersion of the apiserver's copy last found to agree with what was posted.
+    verified_rv: Option<String>,
     start_time: Option<SimTime>,
     timer_at: Option<SimTime>,
     /// Known only from a containerd sandbox (the API has no such pod).
@@ -150,12 +179,30 @@ struct Worker {
 #[derive(Debug, Clone)]
 enum ApiCall {
     Register,
+    /// The status update's read of the Node (`force`: patch even when nothing changed).
+    NodeRead {
+        force: bool,
+    },
     NodeStatus,
     Lease,
     LeaseCreate,
-    PodStatus { uid: String },
-    CreateMirror { uid: String },
-    Claim { uid: String, volume: String, claim: String },
+    PodStatus {
+        uid: String,
+    },
+    CreateMirror {
+        uid: String,
+    },
+    Claim {
+        uid: String,
+        volume: String,
+        claim: String,
+    },
+    /// An event write, sent again at the next tick when it failed (client-go's recorder tries 12 times,
+    /// 10 s apart).
+    Event {
+        req: Box<ApiRequest>,
+        tries: u32,
+    },
     Other,
 }
 
@@ -195,6 +242,8 @@ enum Step {
         container: String,
     },
     Stop,
+    /// Stopping a sandbox that is not ready, before making a new one.
+    StopSandbox,
     /// A container's preStop exec hook.
     PreStop {
         container: String,
@@ -226,10 +275,18 @@ pub struct Kubelet {
     next_cri: u64,
     timers: BTreeMap<u64, String>,
     next_timer: u64,
-    last_node_status: Option<Value>,
+    /// When the node's status was last reported (patched).
     last_node_post: Option<SimTime>,
-    /// Node condition type → (status, when it last changed).
-    node_transitions: BTreeMap<String, (String, SimTime)>,
+    /// The status update's read of the Node is on its way.
+    node_read_in_flight: bool,
+    /// The runtime status check's and PLEG's health.
+    runtime_state: node_status::RuntimeState,
+    /// The first runtime status check was answered (the kubelet registers after it).
+    runtime_checked: bool,
+    /// The runtime answered a status check since this process started.
+    modules_initialized: bool,
+    /// How long the registration waits before its next try.
+    register_retry_ms: u64,
     lease_renewals: u64,
     mirror_pending: BTreeSet<String>,
     node_uid: Option<String>,
@@ -250,6 +307,8 @@ pub struct Kubelet {
     journal: Journal,
     /// The last error logged for the node status and lease updates (each is logged once until it changes).
     last_status_error: Option<String>,
+    /// Event writes that failed: when each is due again, and how often it was tried.
+    event_retries: Vec<(SimTime, ApiRequest, u32)>,
     /// Probe workers' pending ticks: timer token → which probe.
     probe_timers: BTreeMap<u64, ProbeTimer>,
     next_probe: u64,
@@ -280,9 +339,12 @@ impl Kubelet {
             next_cri: 1,
             timers: BTreeMap::new(),
             next_timer: 0,
-            last_node_status: None,
             last_node_post: None,
-            node_transitions: BTreeMap::new(),
+            node_read_in_flight: false,
+            runtime_state: node_status::RuntimeState::default(),
+            runtime_checked: false,
+            modules_initialized: false,
+            register_retry_ms: 0,
             lease_renewals: 0,
             mirror_pending: BTreeSet::new(),
             node_uid: None,
@@ -298,6 +360,7 @@ impl Kubelet {
             last_status_error: None,
             probe_timers: BTreeMap::new(),
             next_probe: 0,
+            event_retries: Vec::new(),
         }
     }
 
@@ -339,9 +402,13 @@ impl Kubelet {
         self.cri_calls.clear();
         self.timers.clear();
         self.probe_timers.clear();
-        self.last_node_status = None;
+        self.event_retries.clear();
         self.last_node_post = None;
-        self.node_transitions.clear();
+        self.node_read_in_flight = false;
+        self.runtime_state = node_status::RuntimeState::new(ctx.now);
+        self.runtime_checked = false;
+        self.modules_initialized = false;
+        self.register_retry_ms = 0;
         self.recorded.clear();
         self.mirror_pending.clear();
         self.last_status_error = None;
@@ -371,25 +438,16 @@ impl Kubelet {
         }
         self.read_static_pods(ctx);
         self.log(now, 'I', "kubelet.go:2436", "\"Starting kubelet main sync loop\"");
-        self.log(
-            now,
-            'I',
-            "kubelet_node_status.go:75",
-            &format!("\"Attempting to register node\" node={:?}", self.cfg.node.name),
-        );
-        self.register(ctx);
+        self.record_node(ctx, "Normal", "Starting", "Starting kubelet.");
+        // PLEG's first relist, the image cache, then the runtime status check, which the node's registration
+        // waits for (the kubelet checks the runtime once before its first node status sync).
         self.cri(ctx, CriCall::ListPodSandbox, CriOp::ListSandboxes);
         self.cri(ctx, CriCall::ListContainers, CriOp::ListContainers);
         self.ticks_since_images = 0;
         self.cri(ctx, CriCall::ListImages, CriOp::ListImages);
+        self.cri(ctx, CriCall::Version, CriOp::Version);
         ctx.timer(TICK_MS, TIMER_TICK);
-    }
-
-    fn register(&mut self, ctx: &mut Ctx) {
-        let body = self.node_object();
-        let mut req = ApiRequest::new(Credentials::Anonymous, Verb::Create, Kind::Node.info());
-        req.raw_body = Some(body);
-        self.call(ctx, req, ApiCall::Register);
+        ctx.timer(node_status::RUNTIME_CHECK_MS, TIMER_RUNTIME);
     }
 
     pub fn on_message(&mut self, ctx: &mut Ctx, from: ComponentId, payload: Payload) {
@@ -420,15 +478,14 @@ impl Kubelet {
         match token {
             TIMER_TICK => {
                 ctx.timer(TICK_MS, TIMER_TICK);
-                if !self.runtime_up {
-                    let msg = "\"Skipping pod synchronization\" err=\"container runtime is down\"";
-                    self.log(ctx.now, 'E', "kubelet.go:2420", msg);
+                if let Some(err) = self.runtime_state.errors(ctx.now).filter(|_| self.runtime_checked) {
+                    let msg = format!("\"Skipping pod synchronization\" err={}", go_quote(&err));
+                    self.log(ctx.now, 'E', "kubelet.go:2646", &msg);
                 }
                 self.ticks_since_files += 1;
                 if self.ticks_since_files * TICK_MS >= FILE_CHECK_MS {
                     self.read_static_pods(ctx);
                 }
-                self.cri(ctx, CriCall::Version, CriOp::Version);
                 self.ticks_since_images += 1;
                 if self.runtime_up && self.ticks_since_images * TICK_MS >= node_images::IMAGE_CACHE_REFRESH_MS {
                     self.ticks_since_images = 0;
@@ -436,9 +493,22 @@ impl Kubelet {
                 }
                 if self.registered {
                     self.renew_lease(ctx);
-                    self.post_node_status(ctx, false);
+                    self.update_node_status(ctx, false);
                 }
                 self.ensure_mirrors(ctx);
+                self.reconcile_pod_statuses(ctx);
+            }
+            TIMER_EVENTS => {
+                let (due, later): (Vec<_>, Vec<_>) =
+                    std::mem::take(&mut self.event_retries).into_iter().partition(|(at, ..)| *at <= ctx.now);
+                self.event_retries = later;
+                for (_, req, tries) in due {
+                    self.call(ctx, req.clone(), ApiCall::Event { req: Box::new(req), tries });
+                }
+            }
+            TIMER_RUNTIME => {
+                ctx.timer(node_status::RUNTIME_CHECK_MS, TIMER_RUNTIME);
+                self.cri(ctx, CriCall::Version, CriOp::Version);
             }
             TIMER_MIRRORS => self.ensure_mirrors(ctx),
             TIMER_FILES => self.read_static_pods(ctx),
@@ -478,107 +548,7 @@ impl Kubelet {
         ctx.send(self.runtime, Payload::Cri(Box::new(CriMessage::Request { id, call })));
     }
 
-    // ---- the node: registration, status, lease ----
-
-    fn node_object(&self) -> Value {
-        let n = &self.cfg.node;
-        let mut labels = json!({
-            "beta.kubernetes.io/arch": "amd64",
-            "beta.kubernetes.io/os": "linux",
-            "kubernetes.io/arch": "amd64",
-            "kubernetes.io/hostname": n.name,
-            "kubernetes.io/os": "linux",
-        });
-        if self.cfg.control_plane {
-            labels["node-role.kubernetes.io/control-plane"] = json!("");
-            labels["node.kubernetes.io/exclude-from-external-load-balancers"] = json!("");
-        }
-        for (k, v) in &n.labels {
-            labels[k] = json!(v);
-        }
-        let mut taints: Vec<Value> =
-            n.taints.iter().map(|(k, v, e)| json!({"key": k, "value": v, "effect": e})).collect();
-        if self.cfg.control_plane && taints.is_empty() {
-            taints.push(json!({"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}));
-        }
-        json!({
-            "apiVersion": "v1",
-            "kind": "Node",
-            "metadata": {"name": n.name, "labels": labels, "annotations": {
-                "node.alpha.kubernetes.io/ttl": "0",
-                "volumes.kubernetes.io/controller-managed-attach-detach": "true"}},
-            "spec": {"podCIDR": self.cfg.pod_cidr, "podCIDRs": [self.cfg.pod_cidr],
-                     "taints": if taints.is_empty() { Value::Null } else { json!(taints) }},
-        })
-    }
-
-    /// The status the kubelet would post now, without heartbeat times (those are added when posting).
-    fn node_status(&self) -> Value {
-        let n = &self.cfg.node;
-        let capacity = json!({"cpu": n.cpu, "memory": n.memory, "pods": n.pods, "ephemeral-storage": "20Gi",
-                              "hugepages-2Mi": "0"});
-        let (ready, reason, message) = if self.runtime_up {
-            ("True", "KubeletReady", "kubelet is posting ready status")
-        } else {
-            ("False", "KubeletNotReady", "container runtime is down")
-        };
-        let mut status = json!({
-            "capacity": capacity,
-            "allocatable": capacity,
-            "addresses": [{"type": "InternalIP", "address": self.cfg.node_ip}, {"type": "Hostname", "address": n.name}],
-            "conditions": [
-                ["MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"],
-                ["DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"],
-                ["PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"],
-                ["Ready", ready, reason, message],
-            ],
-            "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
-            "nodeInfo": {
-                "architecture": "amd64", "bootID": "", "containerRuntimeVersion": super::os::container_runtime_version(),
-                // Left empty: DisableNodeKubeProxyVersion is on by default since v1.33 (KEP-4004; the kubelet
-                // never knew kube-proxy's version).
-                "kernelVersion": super::os::KERNEL_RELEASE, "kubeProxyVersion": "",
-                "kubeletVersion": KUBELET_VERSION, "machineID": "", "operatingSystem": "linux",
-                "osImage": super::os::OS_IMAGE, "systemUUID": ""
-            }
-        });
-        if !self.images.is_empty() {
-            status["images"] = node_images::status_images(&self.images);
-        }
-        status
-    }
-
-    fn post_node_status(&mut self, ctx: &mut Ctx, force: bool) {
-        let status = self.node_status();
-        let changed = self.last_node_status.as_ref() != Some(&status);
-        let due = self.last_node_post.is_none_or(|t| ctx.now.since(t) >= REPORT_MS);
-        if !(force || changed || due) {
-            return;
-        }
-        let now = ctx.now.rfc3339();
-        let mut body = status.clone();
-        let mut conditions = Vec::new();
-        for c in status["conditions"].as_array().cloned().unwrap_or_default() {
-            let (t, st) = (c[0].as_str().unwrap_or("").to_string(), c[1].as_str().unwrap_or("").to_string());
-            let since = match self.node_transitions.get(&t) {
-                Some((s, at)) if *s == st => *at,
-                _ => {
-                    self.node_transitions.insert(t.clone(), (st.clone(), ctx.now));
-                    ctx.now
-                }
-            };
-            conditions.push(json!({"type": t, "status": st, "reason": c[2], "message": c[3],
-                                   "lastHeartbeatTime": now, "lastTransitionTime": since.rfc3339()}));
-        }
-        body["conditions"] = json!(conditions);
-        let mut req = ApiRequest::new(Credentials::Anonymous, Verb::Patch, Kind::Node.info())
-            .name(&self.cfg.node.name)
-            .subresource("status");
-        req.patch = Some(PatchBody::Merge(json!({ "status": body })));
-        self.last_node_status = Some(status);
-        self.last_node_post = Some(ctx.now);
-        self.call(ctx, req, ApiCall::NodeStatus);
-    }
+    // ---- the node's lease (its status: see node_status.rs) ----
 
     fn lease_body(&self, ctx: &Ctx) -> Value {
         json!({"holderIdentity": self.cfg.node.name, "leaseDurationSeconds": LEASE_DURATION_S,
@@ -627,7 +597,7 @@ impl Kubelet {
                     self.log(ctx.now, 'I', "kubelet_node_status.go:78", &format!("{msg:?} node={node:?}"));
                     self.last_status_error = None;
                     self.registered = true;
-                    self.post_node_status(ctx, true);
+                    self.update_node_status(ctx, true);
                     self.renew_lease(ctx);
                     self.ensure_mirrors(ctx);
                 } else {
@@ -638,16 +608,21 @@ impl Kubelet {
                         self.log(ctx.now, 'E', "kubelet_node_status.go:107", &msg);
                         self.last_status_error = Some(err);
                     }
-                    ctx.timer(REGISTER_RETRY_MS, TIMER_REGISTER);
+                    self.register_retry_ms =
+                        (self.register_retry_ms * 2).clamp(REGISTER_RETRY_MS * 2, REGISTER_RETRY_MAX_MS);
+                    ctx.timer(self.register_retry_ms, TIMER_REGISTER);
                 }
             }
+            ApiCall::NodeRead { force } => self.on_node_read(ctx, force, result),
             ApiCall::NodeStatus => {
-                if !ok {
+                if ok {
+                    self.last_status_error = None;
+                } else {
                     let err = self.failure(&result, "PATCH", &format!("/api/v1/nodes/{node}/status"));
                     let msg = format!("\"Error updating node status, will retry\" err={}", go_quote(&err));
                     self.log(ctx.now, 'E', "kubelet_node_status.go:549", &msg);
                     // Post again at the next tick.
-                    self.last_node_status = None;
+                    self.last_node_post = None;
                 }
             }
             ApiCall::Lease => {
@@ -688,18 +663,31 @@ impl Kubelet {
                 if ok {
                     self.sync(ctx, &uid);
                 } else {
-                    ctx.timer(REGISTER_RETRY_MS, TIMER_MIRRORS);
+                    ctx.timer(MIRROR_RETRY_MS, TIMER_MIRRORS);
                 }
             }
             ApiCall::Claim { uid, volume, claim } => self.on_claim(ctx, &uid, volume, &claim, &result),
+            ApiCall::Event { req, tries } => {
+                let tries = tries + 1;
+                if !ok && tries < EVENT_TRIES && status_reason != Some(Reason::AlreadyExists) {
+                    let ms = if tries == 1 { ctx.rng.below(EVENT_RETRY_MS) } else { EVENT_RETRY_MS };
+                    self.event_retries.push((ctx.now.plus_ms(ms), *req, tries));
+                    ctx.timer(ms, TIMER_EVENTS);
+                }
+            }
             ApiCall::Other => {}
         }
     }
 
     /// How client-go words a failed request: the transport error after the URL, or the server's message.
     fn failure(&self, result: &Result<ApiResponse, ClientError>, verb: &str, path: &str) -> String {
+        self.failure_at(result, verb, &format!("{path}?timeout=10s"))
+    }
+
+    /// [`Kubelet::failure`] for a path with its query.
+    fn failure_at(&self, result: &Result<ApiResponse, ClientError>, verb: &str, path: &str) -> String {
         let server = crate::kubectl::SERVER;
-        let url = format!("{}{} \"https://{server}{path}?timeout=10s\"", &verb[..1], verb[1..].to_lowercase());
+        let url = format!("{}{} \"https://{server}{path}\"", &verb[..1], verb[1..].to_lowercase());
         match result {
             Err(ClientError::ConnectionRefused) => format!("{url}: dial tcp {server}: connect: connection refused"),
             Err(ClientError::ConnectionReset) => format!("{url}: http2: client connection lost"),
@@ -955,8 +943,8 @@ impl Kubelet {
                 w.busy = false;
             }
         }
-        for op in ops {
-            match op {
+        for op in &ops {
+            match op.clone() {
                 CriOp::Work { uid, .. } => {
                     if let Some(w) = self.workers.get_mut(&uid) {
                         w.busy = false;
@@ -967,8 +955,31 @@ impl Kubelet {
                 _ => {}
             }
         }
-        if was_up && self.registered {
-            self.post_node_status(ctx, false);
+        self.runtime_state.relist_failed(ctx.now);
+        if ops.iter().any(|op| matches!(op, CriOp::Version)) {
+            self.on_runtime_check(ctx, false);
+        }
+    }
+
+    /// The runtime status check's answer. The first one (either way) lets the node register; the first
+    /// success initializes what needs the runtime (the container manager enforces Node Allocatable).
+    fn on_runtime_check(&mut self, ctx: &mut Ctx, ok: bool) {
+        if ok {
+            self.runtime_state.synced(ctx.now);
+            if !self.modules_initialized {
+                self.modules_initialized = true;
+                self.record_node(
+                    ctx,
+                    "Normal",
+                    "NodeAllocatableEnforced",
+                    "Updated Node Allocatable limit across pods",
+                );
+            }
+        }
+        if !std::mem::replace(&mut self.runtime_checked, true) && !self.registered {
+            let msg = format!("\"Attempting to register node\" node={:?}", self.cfg.node.name);
+            self.log(ctx.now, 'I', "kubelet_node_status.go:75", &msg);
+            self.register(ctx);
         }
     }
 
@@ -978,6 +989,7 @@ impl Kubelet {
                 match self.cri_calls.remove(&id) {
                     Some(CriOp::Serve(s)) => self.on_served(ctx, *s, Err(server::CRI_UNAVAILABLE.into())),
                     Some(CriOp::Probe(p)) => self.probe_lost(&p),
+                    Some(CriOp::Version) => self.on_runtime_check(ctx, false),
                     _ => {}
                 }
                 self.runtime_down(ctx);
@@ -999,16 +1011,18 @@ impl Kubelet {
                             self.cri(ctx, CriCall::ListContainers, CriOp::ListContainers);
                             self.ticks_since_images = 0;
                             self.cri(ctx, CriCall::ListImages, CriOp::ListImages);
-                            if self.registered {
-                                self.post_node_status(ctx, false);
-                            }
                         }
+                        self.on_runtime_check(ctx, result.is_ok());
                     }
                     CriOp::ListSandboxes => {
                         if let Ok(CriReply::Sandboxes(list)) = result {
+                            // Ready sandboxes first: a pod's not-ready one counts only when it has no other.
+                            let mut list = list;
+                            list.sort_by_key(|s| (s.ready, s.created_at));
                             for s in list {
                                 if let Some(w) = self.workers.get_mut(&s.uid) {
                                     w.sandbox = Some(s.id.clone());
+                                    w.sandbox_not_ready = !s.ready;
                                     w.ip = Some(s.ip.clone());
                                     w.start_time.get_or_insert(s.created_at);
                                 } else {
@@ -1021,6 +1035,7 @@ impl Kubelet {
                                     let key = format!("{}/{}", s.namespace, s.name);
                                     let mut w = Worker::new(key, PodRef::owned(pod));
                                     w.sandbox = Some(s.id.clone());
+                                    w.sandbox_not_ready = !s.ready;
                                     w.ip = Some(s.ip.clone());
                                     w.start_time = Some(s.created_at);
                                     w.orphan = true;
@@ -1029,6 +1044,9 @@ impl Kubelet {
                             }
                         }
                         self.listed += 1;
+                        if self.listed == 2 {
+                            self.runtime_state.relisted(ctx.now);
+                        }
                         self.sync_all(ctx);
                     }
                     CriOp::ListImages => {
@@ -1041,6 +1059,9 @@ impl Kubelet {
                             self.containers = list.into_iter().map(|c| (c.id.clone(), c)).collect();
                         }
                         self.listed += 1;
+                        if self.listed == 2 {
+                            self.runtime_state.relisted(ctx.now);
+                        }
                         self.sync_all(ctx);
                     }
                     CriOp::Serve(s) => self.on_served(ctx, *s, result),
@@ -1193,6 +1214,13 @@ impl Kubelet {
             }
             (Step::Stop, Ok(CriReply::Container(c))) => {
                 self.containers.insert(c.id.clone(), c);
+            }
+            (Step::StopSandbox, Ok(_)) => {
+                if let Some(w) = self.workers.get_mut(uid) {
+                    w.sandbox = None;
+                    w.sandbox_not_ready = false;
+                    w.ip = None;
+                }
             }
             (Step::RemoveSandbox, Ok(_)) => {
                 self.containers.retain(|_, c| c.pod_uid != uid);
@@ -1388,7 +1416,19 @@ impl Kubelet {
             self.work(ctx, uid, call, Step::Sandbox);
             return;
         };
-        let _ = sandbox;
+        if w.sandbox_not_ready {
+            // computePodActions: the sandbox changed (it died with a reboot); kill it and make another. A pod
+            // that must not restart keeps its containers' last state instead.
+            let policy = restart_policy(&w.pod);
+            if policy == "Never" && self.containers.values().any(|c| c.pod_uid == uid) {
+                self.post_pod_status(ctx, uid);
+                return;
+            }
+            let msg = "Pod sandbox changed, it will be killed and re-created.";
+            self.record(ctx, uid, None, "Normal", "SandboxChanged", msg);
+            self.work(ctx, uid, CriCall::StopPodSandbox { id: sandbox }, Step::StopSandbox);
+            return;
+        }
         if let Some(kill) = w.kill.clone() {
             let running = self.containers.get(&kill.cid).filter(|c| c.state == ContainerState::Running).cloned();
             let sent = match &running {
@@ -1890,6 +1930,7 @@ impl Worker {
             is_static: false,
             busy: false,
             sandbox: None,
+            sandbox_not_ready: false,
             ip: None,
             waiting: BTreeMap::new(),
             image_backoff: BTreeMap::new(),
@@ -1901,6 +1942,7 @@ impl Worker {
             last_status: None,
             status_in_flight: false,
             status_dirty: false,
+            verified_rv: None,
             start_time: None,
             timer_at: None,
             orphan: false,

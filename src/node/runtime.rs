@@ -36,6 +36,10 @@
 //! stop) ends the component ([`Ctx::lifecycle`]); a component that crashes ends its container
 //! ([`Containerd::process_died`]), which the kubelet then restarts with its back-off. containerd logs what
 //! it does to its journal (`journalctl -u containerd`).
+//!
+//! Restarts: containerd restarted alone keeps its containers running (under their shims). A machine that was
+//! powered off and on ([`Containerd::reboot`]) keeps containerd's metadata and images on disk, but its
+//! containers' tasks are gone: they are exited (255, reason `Unknown`) and its sandboxes not ready.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -96,6 +100,10 @@ pub enum CriCall {
         id: String,
         timeout_s: i64,
     },
+    /// Stops the sandbox's containers and tears down its network (it stays, not ready, until removed).
+    StopPodSandbox {
+        id: String,
+    },
     RemovePodSandbox {
         id: String,
     },
@@ -129,6 +137,7 @@ impl CriCall {
             CriCall::CreateContainer { .. } => "CreateContainer",
             CriCall::StartContainer { .. } => "StartContainer",
             CriCall::StopContainer { .. } => "StopContainer",
+            CriCall::StopPodSandbox { .. } => "StopPodSandbox",
             CriCall::RemovePodSandbox { .. } => "RemovePodSandbox",
             CriCall::ListPodSandbox => "ListPodSandbox",
             CriCall::ListContainers => "ListContainers",
@@ -228,6 +237,8 @@ pub struct Container {
     pub process: Option<String>,
     /// The kernel's OOM killer ended it (its memory use went above its limit).
     pub oom_killed: bool,
+    /// Its task was gone when containerd started after the machine rebooted: exit code 255, reason `Unknown`.
+    pub lost: bool,
     workload: Workload,
 }
 
@@ -399,6 +410,41 @@ impl Containerd {
         }
     }
 
+    /// The machine rebooted (it was powered off and on): containerd's metadata is on disk, but every task
+    /// died with the machine. As containerd's CRI plugin recovers them, containers that were running (or
+    /// created) are exited with exit code 255 (reason `Unknown`, finished now) and sandboxes are not ready;
+    /// images stay. Call before the process starts again.
+    pub fn reboot(&mut self, now: SimTime) {
+        for c in self.containers.values_mut() {
+            if c.state != ContainerState::Exited {
+                c.state = ContainerState::Exited;
+                c.exit_code = 255;
+                c.finished_at = Some(now);
+                c.lost = true;
+            }
+        }
+        for s in self.sandboxes.values_mut() {
+            s.ready = false;
+        }
+        self.pulls.clear();
+        self.exits.clear();
+        self.stops.clear();
+        self.delayed.clear();
+    }
+
+    /// The simulated components whose containers run now (what a power-off ends with the machine).
+    pub fn running_processes(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .containers
+            .values()
+            .filter(|c| c.state == ContainerState::Running)
+            .filter_map(|c| c.process.clone())
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
     pub fn containers(&self) -> impl Iterator<Item = &Container> {
         self.containers.values()
     }
@@ -514,6 +560,7 @@ impl Containerd {
                     env,
                     process,
                     oom_killed: false,
+                    lost: false,
                     workload,
                 };
                 self.containers.insert(cid.clone(), c.clone());
@@ -560,6 +607,22 @@ impl Containerd {
                 self.stops.insert(token, (from, id));
                 ctx.timer_in_chain(after, token);
                 return None;
+            }
+            CriCall::StopPodSandbox { id: sid } => {
+                let running: Vec<String> = self
+                    .containers
+                    .values()
+                    .filter(|c| c.sandbox_id == sid && c.state == ContainerState::Running)
+                    .map(|c| c.id.clone())
+                    .collect();
+                for cid in running {
+                    self.finish(ctx, &cid, 137, false);
+                }
+                if let Some(s) = self.sandboxes.get_mut(&sid) {
+                    s.ready = false;
+                }
+                self.log(ctx.now, "info", &format!("StopPodSandbox for {sid:?} returns successfully"), "");
+                Ok(CriReply::Done)
             }
             CriCall::RemovePodSandbox { id: sid } => {
                 if self.sandboxes.contains_key(&sid) {
@@ -1085,6 +1148,7 @@ pub(crate) fn test_container(image: &str, env: Env) -> Container {
         env,
         process: None,
         oom_killed: false,
+        lost: false,
         workload: Workload::new(None, true, Output::default()),
     }
 }

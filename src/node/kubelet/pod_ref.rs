@@ -41,21 +41,68 @@ impl Deref for PodRef {
 }
 
 /// A status the kubelet posted, remembered as a fingerprint of its JSON and whether its phase was terminal:
-/// enough to skip posting the same status twice and to never move a pod out of a terminal phase.
+/// enough to skip posting the same status twice and to never move a pod out of a terminal phase. Also a
+/// fingerprint of what the status manager compares with the apiserver's copy ([`reconcile_key`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Posted {
     fingerprint: u64,
     pub(super) terminal: bool,
+    pub(super) reconcile: u64,
 }
 
 impl Posted {
     pub(super) fn of(status: &Value) -> Posted {
-        // FNV-1a over the compact JSON text (serde_json writes a Value's keys in a fixed order).
-        let text = serde_json::to_string(status).unwrap_or_default();
-        let fingerprint =
-            text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3));
-        Posted { fingerprint, terminal: matches!(status["phase"].as_str(), Some("Succeeded" | "Failed")) }
+        // serde_json writes a Value's keys in a fixed order.
+        let fingerprint = fnv(&serde_json::to_string(status).unwrap_or_default());
+        let terminal = matches!(status["phase"].as_str(), Some("Succeeded" | "Failed"));
+        Posted { fingerprint, terminal, reconcile: reconcile_key(status) }
     }
+}
+
+/// FNV-1a over a text.
+fn fnv(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3))
+}
+
+/// The pod conditions the kubelet owns (`kubetypes.PodConditionByKubelet`); others' conditions
+/// (`DisruptionTarget`, readiness gates) are not the kubelet's to correct.
+const KUBELET_CONDITIONS: [&str; 5] =
+    ["PodScheduled", "PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady"];
+
+/// A fingerprint of what the status manager's `isPodStatusByKubeletEqual` compares in a pod status: the
+/// phase, the pod IP, the kubelet's conditions by status, reason and message, and each container's state,
+/// readiness and restart count. The same for the status posted and for the apiserver's copy of it, whatever
+/// the apiserver added (qosClass, defaults).
+pub(super) fn reconcile_key(status: &Value) -> u64 {
+    let s = |v: &Value| match v {
+        Value::Null => String::new(),
+        Value::String(t) => t.clone(),
+        other => other.to_string(),
+    };
+    let mut parts = vec![s(&status["phase"]), s(&status["podIP"])];
+    let mut conditions: Vec<String> = status["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["type"].as_str().is_some_and(|t| KUBELET_CONDITIONS.contains(&t)))
+        .map(|c| format!("{}={}/{}/{}", s(&c["type"]), s(&c["status"]), s(&c["reason"]), s(&c["message"])))
+        .collect();
+    conditions.sort();
+    parts.extend(conditions);
+    for list in ["initContainerStatuses", "containerStatuses"] {
+        for c in status[list].as_array().into_iter().flatten() {
+            let state = c["state"].as_object().and_then(|m| m.keys().next().cloned()).unwrap_or_default();
+            parts.push(format!(
+                "{}:{}:{}:{}:{state}:{}",
+                s(&c["name"]),
+                s(&c["ready"]),
+                s(&c["started"]),
+                s(&c["restartCount"]),
+                s(&c["state"]["waiting"]["reason"])
+            ));
+        }
+    }
+    fnv(&parts.join("\n"))
 }
 
 #[cfg(test)]
@@ -81,5 +128,20 @@ mod tests {
         assert!(!Posted::of(&running).terminal);
         assert!(Posted::of(&json!({"phase": "Succeeded"})).terminal);
         assert!(Posted::of(&json!({"phase": "Failed"})).terminal);
+    }
+
+    #[test]
+    fn the_reconcile_key_sees_the_kubelets_conditions_and_not_what_others_add() {
+        let posted = json!({"phase": "Running", "podIP": "10.244.1.5", "conditions": [
+            {"type": "Ready", "status": "True", "lastTransitionTime": "2025-09-01T00:00:05Z"}],
+            "containerStatuses": [{"name": "app", "ready": true, "started": true, "restartCount": 0,
+                                   "state": {"running": {"startedAt": "2025-09-01T00:00:04Z"}}}]});
+        let mut held = posted.clone();
+        held["qosClass"] = json!("BestEffort");
+        held["conditions"] = json!([{"type": "DisruptionTarget", "status": "True"},
+            {"type": "Ready", "status": "True", "lastTransitionTime": "2025-09-01T00:00:05Z"}]);
+        assert_eq!(reconcile_key(&held), reconcile_key(&posted));
+        held["conditions"][1]["status"] = json!("False");
+        assert_ne!(reconcile_key(&held), reconcile_key(&posted));
     }
 }

@@ -4,7 +4,8 @@
 //!
 //! - A container that has not run yet waits with `ContainerCreating`, or `PodInitializing` in a pod with
 //!   init containers; a container that ended is `terminated` with reason `Completed` (exit 0), `OOMKilled`
-//!   (the OOM killer) or `Error`; its previous run is its `lastState`.
+//!   (the OOM killer), `Unknown` (its task died with a reboot: exit code 255) or `Error`; its previous run is
+//!   its `lastState`.
 //! - A completed init container is `ready`; a running container is ready once started (its startup probe
 //!   passed) and its readiness probe, if any, passed.
 //! - The phase is Pending while init containers have not completed, Failed when one failed for good
@@ -12,13 +13,21 @@
 //! - `Initialized` is False (`ContainersNotInitialized`, `containers with incomplete status: [...]`) until
 //!   every init container completed (a sidecar: started); `Ready` and `ContainersReady` list the app
 //!   containers and sidecars that are not ready.
+//!
+//! The status manager's sync (`status/status_manager.go` syncBatch, every 10 s) compares each pod's status
+//! as the apiserver holds it (the kubelet's informer) with the one it posted (`needsReconcile`, by what
+//! `isPodStatusByKubeletEqual` looks at) and posts its own again when they differ, so a Ready condition someone
+//! else set to False (the node lifecycle controller's `MarkPodsNotReady`) comes back; a status it could not
+//! send yet (the apiserver was down, a static pod's mirror pod did not exist) is sent then.
 
 use serde_json::{json, Value};
 
 use crate::api::api::core::v1::Container as ApiContainer;
+use crate::api::Object;
 use crate::node::runtime::{normalize, Container, ContainerState};
 use crate::sim::{Ctx, SimTime};
 
+use super::pod_ref::reconcile_key;
 use super::{has_init_containers, restart_policy, waiting_state, Kubelet, Role, Worker};
 
 /// How one container stands, for the phase.
@@ -34,7 +43,9 @@ enum Standing {
 }
 
 fn terminated(c: &Container) -> Value {
-    let reason = if c.oom_killed {
+    let reason = if c.lost {
+        "Unknown"
+    } else if c.oom_killed {
         "OOMKilled"
     } else if c.exit_code == 0 {
         "Completed"
@@ -51,6 +62,50 @@ fn terminated(c: &Container) -> Value {
 }
 
 impl Kubelet {
+    /// The status manager's periodic sync: pods whose status in the apiserver is not what was posted for
+    /// them get it posted again.
+    pub(super) fn reconcile_pod_statuses(&mut self, ctx: &mut Ctx) {
+        if !self.conn.synced() || self.listed < 2 || !self.runtime_up {
+            return;
+        }
+        let mut stale = Vec::new();
+        let mut unsent = Vec::new();
+        for (uid, w) in &self.workers {
+            if w.gone || w.orphan || w.status_in_flight {
+                continue;
+            }
+            let Some(posted) = w.last_status else {
+                // Never sent by this process (or the last send failed): send it now.
+                unsent.push(uid.clone());
+                continue;
+            };
+            if posted.terminal {
+                continue;
+            }
+            let Some(held) = self.conn.informer(0).get(&w.key) else { continue };
+            let Object::Pod(pod) = held.as_ref() else { continue };
+            let rv = pod.metadata.resource_version.clone();
+            if rv.is_some() && rv == w.verified_rv {
+                continue;
+            }
+            let status = pod.status.as_ref().and_then(|s| serde_json::to_value(s).ok()).unwrap_or_default();
+            stale.push((uid.clone(), rv, reconcile_key(&status) != posted.reconcile));
+        }
+        for uid in unsent {
+            self.post_pod_status(ctx, &uid);
+        }
+        for (uid, rv, differs) in stale {
+            let Some(w) = self.workers.get_mut(&uid) else { continue };
+            if differs {
+                w.last_status = None;
+                w.verified_rv = None;
+                self.post_pod_status(ctx, &uid);
+            } else {
+                w.verified_rv = rv;
+            }
+        }
+    }
+
     /// One container's status and where it stands.
     fn container_status(&self, uid: &str, w: &Worker, spec: &ApiContainer, role: Role) -> (Value, Standing) {
         let policy = restart_policy(&w.pod);
