@@ -343,7 +343,9 @@ impl ApiServer {
             Payload::Etcd(EtcdMessage::TxnResult { request_id, result }) => {
                 self.on_etcd_result(ctx, request_id, result)
             }
-            Payload::Etcd(EtcdMessage::WatchEvents { events, .. }) => {
+            // Only the current etcd watch feeds the cache: one left from before a relist (etcd came back, the
+            // cache was rebuilt) would hand it every event a second time.
+            Payload::Etcd(EtcdMessage::WatchEvents { watch_id, events }) if Some(watch_id) == self.etcd_watch => {
                 for e in events {
                     self.on_etcd_event(ctx, e);
                 }

@@ -12,6 +12,7 @@ mod network;
 pub mod node_files;
 mod node_shell;
 pub mod nodefs;
+mod observe;
 mod pacing;
 
 use std::cell::RefCell;
@@ -41,6 +42,7 @@ use crate::view::{ComponentView, MessageView, View};
 pub use config::{ClusterConfig, NodeConfig, UserConfig};
 pub use install::Install;
 pub use nodefs::{NodeFile, NodeFs};
+pub use observe::Observer;
 pub use pacing::Skip;
 
 /// One process of the simulated cluster.
@@ -170,6 +172,8 @@ pub struct Cluster {
     namespace: String,
     /// The cloud the machines run in (`cloud: true`): instances and load balancers.
     cloud: Rc<RefCell<Cloud>>,
+    /// Who watches every delivery (the fault simulator's invariants): see [`Observer`].
+    observer: Option<Rc<RefCell<dyn Observer>>>,
 }
 
 impl Cluster {
@@ -206,6 +210,7 @@ impl Cluster {
             user: "kubernetes-admin".into(),
             namespace: "default".into(),
             cloud: Rc::new(RefCell::new(Cloud::with_instances(config.all_nodes().map(|n| n.name.as_str())))),
+            observer: None,
             config,
         };
         let users: Vec<String> = c.config.users.iter().map(|u| u.name.clone()).collect();
@@ -446,8 +451,12 @@ impl Cluster {
         let mut out = Vec::new();
         let now = self.kernel.now();
         let i = id.0 as usize;
+        let was_running = self.kernel.is_running(id);
         let mut ctx = Ctx { now, me: id, chain, rng: &mut self.rngs[i], out: &mut out };
         f(&mut self.components[i], &mut ctx);
+        if let Some(o) = self.observer.clone() {
+            o.borrow_mut().handled(self, id, was_running, &out);
+        }
         for (name, run) in self.kernel.apply(id, out) {
             // A process this one started or ended (containerd's static pod containers, systemd's restarts).
             if let Ok(ids) = self.resolve(&name) {
@@ -465,10 +474,16 @@ impl Cluster {
         let Some(event) = self.kernel.pop() else { return false };
         match event {
             Event::Deliver(env) => {
+                if let Some(o) = self.observer.clone() {
+                    o.borrow_mut().delivering(self, &env);
+                }
                 let (from, payload) = (env.from, env.payload);
                 self.dispatch(env.to, env.chain, |c, ctx| c.on_message(ctx, from, payload));
             }
             Event::Timer { to, token, chain, .. } => self.dispatch(to, chain, |c, ctx| c.on_timer(ctx, token)),
+        }
+        if let Some(o) = self.observer.clone() {
+            o.borrow_mut().stepped(self);
         }
         true
     }
