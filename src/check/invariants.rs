@@ -242,7 +242,7 @@ impl EtcdRevisions {
                 self.leaders.insert(m.term, m.index);
             }
         }
-        let Some(leader) = members.iter().find(|m| m.leader && m.running) else { return None };
+        let leader = members.iter().find(|m| m.leader && m.running)?;
         for m in members.iter().filter(|m| m.running && !m.leader && m.term == leader.term) {
             if let (Some(mine), Some(theirs)) = (m.commit_term, leader_term_at(m.commit)) {
                 if mine != theirs {

@@ -13,10 +13,11 @@ pub fn shrink(s: &Scenario, mut fails: impl FnMut(&Scenario) -> bool) -> (Scenar
     let mut n = 2usize;
     let with = |steps: &[Step]| Scenario { steps: steps.to_vec(), ..s.clone() };
     while steps.len() >= 2 {
-        let chunk = steps.len().div_ceil(n);
+        let chunks = n;
+        let chunk = steps.len().div_ceil(chunks);
         let mut reduced = false;
         // Each chunk alone, then each complement.
-        for i in 0..n {
+        for i in 0..chunks {
             let (lo, hi) = (i * chunk, ((i + 1) * chunk).min(steps.len()));
             if lo >= hi {
                 continue;
@@ -31,7 +32,7 @@ pub fn shrink(s: &Scenario, mut fails: impl FnMut(&Scenario) -> bool) -> (Scenar
             }
         }
         if !reduced {
-            for i in 0..n {
+            for i in 0..chunks {
                 let (lo, hi) = (i * chunk, ((i + 1) * chunk).min(steps.len()));
                 if lo >= hi {
                     continue;
