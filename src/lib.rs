@@ -9,6 +9,7 @@
 
 pub mod api;
 pub mod apiserver;
+pub mod check;
 pub mod client;
 pub mod cluster;
 pub mod controllers;

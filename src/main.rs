@@ -4,6 +4,7 @@
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 
+use kubeglass::check;
 use kubeglass::cluster::Cluster;
 use kubeglass::scenario::{self, runner};
 
@@ -14,6 +15,13 @@ const USAGE: &str = "usage:
                                  stop/start/crash NAME, wait DURATION, steps
   kubeglass url FILE             print the share-link fragment (#s=...) of a scenario
   kubeglass decode URL           print the scenario a share link holds
+  kubeglass check --seed N [--size small|full] [--faults all|tests] [--without F,..] [--shrink [--out FILE]]
+                 [--hash] [--yaml]
+                                 one seeded run of random faults under the safety invariants, then the
+                                 convergence checks; --shrink writes a minimal failing scenario file
+  kubeglass check --seeds N [--from S] [--size small|full] [--faults all|tests] [--without F,..]
+                                 N seeded runs from seed S (default 0), and a summary
+  kubeglass check --file FILE    a scenario file (one --shrink wrote) under the invariants and convergence checks
   kubeglass bench [--nodes N] [--pods N] [--creates N] [--workers N] [--watchers N] [--puts N] [--fanout-puts N]
                                  time the engine: etcd puts and watch fan-out, building a cluster of N nodes,
                                  filling it with pods through the apiserver, then pod creates per second
@@ -35,6 +43,7 @@ fn main() -> ExitCode {
         ["shell", file] => shell(Some(file)),
         ["url", file] => url(file),
         ["decode", link] => decode(link),
+        ["check", rest @ ..] => check(rest),
         ["bench", "scheduling", rest @ ..] => bench_scheduling(rest),
         ["bench", "replay", file] => bench_replay(file),
         ["bench", "deployment", rest @ ..] => bench_deployment(rest),
@@ -75,6 +84,167 @@ fn run(file: &str, steps: bool) -> ExitCode {
         eprintln!("{file}: {failed} step(s) failed their expectations (seed {}, replay: kubeglass run {file})", s.seed);
         ExitCode::from(1)
     }
+}
+
+/// `kubeglass check` flags.
+struct CheckArgs {
+    seed: Option<u64>,
+    seeds: Option<u64>,
+    from: u64,
+    size: check::Size,
+    shrink: bool,
+    out: Option<String>,
+    file: Option<String>,
+    hash: bool,
+    yaml: bool,
+    without: String,
+    test_faults: bool,
+}
+
+fn check_args(words: &[&str]) -> Result<CheckArgs, String> {
+    let mut a = CheckArgs {
+        seed: None,
+        seeds: None,
+        from: 0,
+        size: check::Size::Full,
+        shrink: false,
+        out: None,
+        file: None,
+        hash: false,
+        yaml: false,
+        without: String::new(),
+        test_faults: false,
+    };
+    let mut it = words.iter();
+    let number = |flag: &str, v: Option<&&str>| -> Result<u64, String> {
+        v.and_then(|v| v.parse().ok()).ok_or_else(|| format!("{flag} needs a number"))
+    };
+    while let Some(w) = it.next() {
+        match *w {
+            "--seed" => a.seed = Some(number("--seed", it.next())?),
+            "--seeds" => a.seeds = Some(number("--seeds", it.next())?),
+            "--from" => a.from = number("--from", it.next())?,
+            "--size" => {
+                let v = it.next().copied().unwrap_or("");
+                a.size = check::Size::parse(v).ok_or_else(|| format!("--size is small or full, not {v:?}"))?;
+            }
+            "--shrink" => a.shrink = true,
+            "--hash" => a.hash = true,
+            "--yaml" => a.yaml = true,
+            "--faults" => match it.next().copied() {
+                Some("all") => a.test_faults = false,
+                Some("tests") => a.test_faults = true,
+                v => return Err(format!("--faults is all or tests, not {v:?}")),
+            },
+            "--without" => a.without = it.next().ok_or("--without needs fault names")?.to_string(),
+            "--out" => a.out = Some(it.next().ok_or("--out needs a file")?.to_string()),
+            "--file" => a.file = Some(it.next().ok_or("--file needs a file")?.to_string()),
+            other => return Err(format!("unknown flag {other:?}")),
+        }
+    }
+    Ok(a)
+}
+
+// The CLI times the runs with the wall clock (the engine never sees it).
+#[allow(clippy::disallowed_methods)]
+fn check(words: &[&str]) -> ExitCode {
+    let a = match check_args(words) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("{e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let base = if a.test_faults { check::Faults::for_tests() } else { check::Faults::ALL };
+    let faults = match base.without(&a.without) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut flags = format!("--size {}", a.size.as_str());
+    if a.test_faults {
+        flags.push_str(" --faults tests");
+    }
+    if !a.without.is_empty() {
+        flags.push_str(&format!(" --without {}", a.without));
+    }
+    if let Some(n) = a.seeds {
+        let started = std::time::Instant::now();
+        let mut summary = check::Summary::default();
+        for seed in a.from..a.from + n {
+            let o = check::run_seed(seed, a.size, faults);
+            if let Some(f) = &o.failure {
+                eprintln!("seed {seed}: {}", f.name());
+            }
+            summary.add(seed, &o);
+        }
+        print!("{}", summary.text(&flags));
+        println!("wall time {:.1} s", started.elapsed().as_secs_f64());
+        return if summary.failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) };
+    }
+    let (s, replay) = match (&a.file, a.seed) {
+        (Some(f), _) => match load(f) {
+            Ok(s) => (s, format!("kubeglass check --file {f}")),
+            Err(code) => return code,
+        },
+        (None, Some(seed)) => (check::generate(seed, a.size, faults), check::replay_command(seed, &flags)),
+        (None, None) => {
+            eprintln!("check needs --seed N, --seeds N or --file FILE\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    if a.yaml {
+        print!("{}", scenario::to_yaml(&s));
+        return ExitCode::SUCCESS;
+    }
+    let started = std::time::Instant::now();
+    let o = check::run(&s);
+    if a.hash {
+        println!("{:016x}", o.trace_hash);
+        return ExitCode::SUCCESS;
+    }
+    if std::env::var_os("KUBEGLASS_CHECK_BUSIEST").is_some() {
+        for (what, n) in &o.busiest {
+            eprintln!("{n:6} {what}");
+        }
+    }
+    let Some(failure) = o.failure else {
+        println!(
+            "seed {}: passed ({} steps, {} deliveries, {} invariant checks, {} simulated, trace {:016x}, {:.1} s)",
+            s.seed,
+            s.steps.len(),
+            o.deliveries,
+            o.checks,
+            kubeglass::sim::time::go_duration(o.end_ms),
+            o.trace_hash,
+            started.elapsed().as_secs_f64()
+        );
+        return ExitCode::SUCCESS;
+    };
+    print!("{}", check::describe(&s, &failure, &replay));
+    if a.shrink {
+        let name = failure.name();
+        eprintln!("shrinking {} steps (each candidate is a whole run) ...", s.steps.len());
+        let (min, runs) = check::shrink::shrink(&s, |c| check::run(c).failure.is_some_and(|f| f.name() == name));
+        let out = a.out.clone().unwrap_or_else(|| format!("check-seed-{}.yaml", s.seed));
+        let min = scenario::Scenario {
+            name: format!("check-seed-{}-shrunk", s.seed),
+            description: format!("{name}: shrunk from {replay} ({runs} runs); replay: kubeglass check --file {out}"),
+            ..min
+        };
+        if let Err(e) = std::fs::write(&out, scenario::to_yaml(&min)) {
+            eprintln!("{out}: {e}");
+            return ExitCode::from(2);
+        }
+        println!(
+            "shrunk to {} of {} steps in {runs} runs: wrote {out} (replay: kubeglass check --file {out})",
+            min.steps.len(),
+            s.steps.len()
+        );
+    }
+    ExitCode::from(1)
 }
 
 fn shell(file: Option<&str>) -> ExitCode {

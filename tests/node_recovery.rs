@@ -430,3 +430,40 @@ fn after_an_apiserver_outage_every_node_and_pod_is_ready_again_within_a_status_u
     );
     assert_eq!(ready.split_whitespace().count(), 3, "{ready}");
 }
+
+#[test]
+fn nothing_on_a_powered_off_machine_starts_until_it_is_powered_on_and_stopping_its_services_is_not_a_power_off() {
+    let mut c = Cluster::new_default(1);
+    web_pod_and_service(&mut c, "node01");
+    c.advance_ms(8_000);
+    c.stop("node01").expect("power off");
+    assert!(c.is_powered_off("node01"));
+    for part in ["node01/kubelet", "node01/containerd", "node01/kube-proxy"] {
+        assert_eq!(c.start(part), Err("node01 is powered off: power it on first (start node01)".to_string()));
+        assert_eq!(c.crash(part), Err("node01 is powered off: power it on first (start node01)".to_string()));
+        assert!(!c.is_running(part), "{part} stays down");
+    }
+    c.start("node01").expect("power on");
+    assert!(!c.is_powered_off("node01"));
+    // The machine rebooted: the containers that ran before died with it.
+    assert!(c.containerd("node01").expect("containerd").containers().all(|k| k.state == ContainerState::Exited));
+
+    // Stopping every service by hand leaves the machine on: its containers keep running under their shims,
+    // and starting the machine's services again is no reboot.
+    c.advance_ms(20_000);
+    let running = |c: &Cluster| {
+        c.containerd("node01").expect("containerd").containers().filter(|k| k.state == ContainerState::Running).count()
+    };
+    let before = running(&c);
+    assert!(before > 0);
+    for part in ["node01/kubelet", "node01/containerd", "node01/kube-proxy"] {
+        c.stop(part).expect("systemctl stop");
+    }
+    assert!(!c.is_powered_off("node01"));
+    c.start("node01").expect("start its services");
+    assert_eq!(running(&c), before, "no reboot: the containers still run");
+    c.advance_ms(15_000);
+    assert_eq!(node_status(&mut c, "node01"), "Ready");
+    let boots = get(&mut c, "get events --field-selector reason=NodeRebooted -o name");
+    assert_eq!(boots.lines().count(), 1, "one reboot only: {boots}");
+}

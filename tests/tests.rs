@@ -3,6 +3,7 @@
 mod admission;
 mod apiserver_path;
 mod autoscaling;
+mod check;
 mod cloud;
 mod config_auth;
 mod controllers;

@@ -6,7 +6,8 @@
 //!
 //! Watches and writes nothing itself: [`super::ApiServer`] probes etcd (a read of `/registry/health` that must
 //! answer within `--etcd-healthcheck-timeout`, 2 s) and this module turns the outcome into the body and status
-//! code. Only the etcd checks can fail here; every post-start hook has finished once the apiserver serves.
+//! code. The etcd checks fail with the probe, and `informer-sync` until the watch cache has its first list of
+//! etcd (the apiserver's own informers list through it); every post-start hook has finished once it serves.
 
 /// `--etcd-healthcheck-timeout` (and the readiness timeout) default: 2 s.
 pub const ETCD_CHECK_TIMEOUT_MS: u64 = 2_000;
@@ -141,6 +142,17 @@ fn is_etcd_check(name: &str) -> bool {
     name == "etcd" || name == "etcd-readiness"
 }
 
+/// Why check `name` fails, if it does.
+fn failure(name: &str, etcd: &Result<(), String>, synced: bool) -> Option<String> {
+    match etcd {
+        Err(e) if is_etcd_check(name) => Some(e.clone()),
+        _ if name == "informer-sync" && !synced => {
+            Some(format!("{} informers not started yet: [{}]", INFORMERS.len(), INFORMERS.join(" ")))
+        }
+        _ => None,
+    }
+}
+
 /// `exclude=` values of a query, in order.
 fn excluded(query: &str) -> Vec<String> {
     params(query).filter(|(k, _)| *k == "exclude").map(|(_, v)| v.to_string()).collect()
@@ -150,13 +162,24 @@ fn params(query: &str) -> impl Iterator<Item = (&str, &str)> {
     query.split('&').filter(|p| !p.is_empty()).map(|p| p.split_once('=').unwrap_or((p, "")))
 }
 
-/// The status code and body for `target`, given the etcd probe's outcome (`Err` holds its error text).
+/// The informers of kube-apiserver's admission plugins, named as `informer-sync` names those not started
+/// (`*v1.Kind`); all wait for the first list while the watch cache is empty.
+const INFORMERS: &[&str] =
+    &["*v1.LimitRange", "*v1.Namespace", "*v1.Pod", "*v1.ResourceQuota", "*v1.Secret", "*v1.ServiceAccount"];
+
+/// The status code and body for `target` once the watch cache has synced, given the etcd probe's outcome
+/// (`Err` holds its error text).
 pub fn answer(target: &Target, etcd: &Result<(), String>) -> (u16, String) {
+    answer_when(target, etcd, true)
+}
+
+/// [`answer`], with `synced` false while the watch cache waits for its first list of etcd.
+pub fn answer_when(target: &Target, etcd: &Result<(), String>, synced: bool) -> (u16, String) {
     match target {
-        Target::Root { endpoint, query } => root(*endpoint, query, etcd),
-        Target::Check { check, .. } => match etcd {
-            Err(e) if is_etcd_check(check) => (500, format!("internal server error: {e}\n")),
-            _ => (200, "ok".to_string()),
+        Target::Root { endpoint, query } => root(*endpoint, query, etcd, synced),
+        Target::Check { check, .. } => match failure(check, etcd, synced) {
+            Some(e) => (500, format!("internal server error: {e}\n")),
+            None => (200, "ok".to_string()),
         },
         Target::Version => (200, version_json()),
         Target::NotFound => (404, "404 page not found\n".to_string()),
@@ -166,7 +189,7 @@ pub fn answer(target: &Target, etcd: &Result<(), String>) -> (u16, String) {
 /// `handleRootHealth`: `[+]name ok` / `[-]name failed: reason withheld` per check; on failure all of them and
 /// `<endpoint> check failed` with 500 (`http.Error` adds the newline); on success `ok`, or with `verbose` the
 /// list and `<endpoint> check passed`.
-fn root(endpoint: Endpoint, query: &str, etcd: &Result<(), String>) -> (u16, String) {
+fn root(endpoint: Endpoint, query: &str, etcd: &Result<(), String>, synced: bool) -> (u16, String) {
     let mut excluded = excluded(query);
     let verbose = params(query).any(|(k, _)| k == "verbose");
     let mut lines = String::new();
@@ -177,7 +200,7 @@ fn root(endpoint: Endpoint, query: &str, etcd: &Result<(), String>) -> (u16, Str
             lines.push_str(&format!("[+]{check} excluded: ok\n"));
             continue;
         }
-        if is_etcd_check(&check) && etcd.is_err() {
+        if failure(&check, etcd, synced).is_some() {
             failed = true;
             lines.push_str(&format!("[-]{check} failed: reason withheld\n"));
         } else {
@@ -267,6 +290,24 @@ mod tests {
             (500, "internal server error: error getting data from etcd: context deadline exceeded\n".to_string())
         );
         assert_eq!(answer(&route("/livez/ping"), &down), (200, "ok".to_string()));
+    }
+
+    #[test]
+    fn informer_sync_fails_until_the_watch_cache_has_listed_etcd() {
+        let (code, body) = answer_when(&route("/readyz?verbose"), &Ok(()), false);
+        assert_eq!(code, 500);
+        assert!(body.contains("[+]etcd-readiness ok\n[-]informer-sync failed: reason withheld\n"), "{body}");
+        assert_eq!(
+            answer_when(&route("/readyz/informer-sync"), &Ok(()), false),
+            (
+                500,
+                "internal server error: 6 informers not started yet: [*v1.LimitRange *v1.Namespace *v1.Pod \
+                 *v1.ResourceQuota *v1.Secret *v1.ServiceAccount]\n"
+                    .to_string()
+            )
+        );
+        assert_eq!(answer_when(&route("/livez"), &Ok(()), false), (200, "ok".to_string()));
+        assert_eq!(answer_when(&route("/readyz?exclude=informer-sync"), &Ok(()), false).0, 200);
     }
 
     #[test]

@@ -56,6 +56,8 @@ const TIMER_COMPACT: u64 = 1;
 const TIMER_HEALTH: u64 = 1 << 40;
 const TIMER_BOOKMARK: u64 = 2;
 const TIMER_IDENTITY: u64 = 3;
+/// Lists etcd again for the watch cache after its first list failed (etcd down or without a leader).
+const TIMER_RELIST: u64 = 4;
 /// Timers above this are consistent lists giving up on the cache: `TIMER_LIST_WAIT + park id`.
 const TIMER_LIST_WAIT: u64 = 1 << 32;
 
@@ -359,6 +361,9 @@ impl ApiServer {
                     identity.on_timer(ctx);
                 }
             }
+            TIMER_RELIST if !self.synced && !self.pending.values().any(|(p, _)| matches!(p, Pending::InitialList)) => {
+                self.relist(ctx)
+            }
             t if t > TIMER_HEALTH && self.health_probe == Some(t - TIMER_HEALTH) => {
                 self.pending.remove(&(t - TIMER_HEALTH));
                 let e = "error getting data from etcd: context deadline exceeded".to_string();
@@ -399,7 +404,9 @@ impl ApiServer {
             Payload::Etcd(EtcdMessage::TxnResult { request_id, result }) => {
                 self.on_etcd_result(ctx, request_id, result)
             }
-            Payload::Etcd(EtcdMessage::WatchEvents { events, .. }) => {
+            // Only the current etcd watch feeds the cache: one left from before a relist (etcd came back, the
+            // cache was rebuilt) would hand it every event a second time.
+            Payload::Etcd(EtcdMessage::WatchEvents { watch_id, events }) if Some(watch_id) == self.etcd_watch => {
                 for e in events {
                     self.on_etcd_event(ctx, e);
                 }
@@ -443,7 +450,7 @@ impl ApiServer {
         let path = req.non_resource_path.unwrap_or_default();
         let target = health::route(&path);
         if !health::needs_etcd(&target) {
-            let (code, body) = health::answer(&target, &Ok(()));
+            let (code, body) = health::answer_when(&target, &Ok(()), self.synced);
             return reply_warned(ctx, client, request_id, ApiResponse::Raw { code, body }, Vec::new());
         }
         self.health_waiting.push((client, request_id, path));
@@ -472,7 +479,7 @@ impl ApiServer {
             }
         }
         for (client, request_id, path) in std::mem::take(&mut self.health_waiting) {
-            let (code, body) = health::answer(&health::route(&path), &etcd);
+            let (code, body) = health::answer_when(&health::route(&path), &etcd, self.synced);
             reply_warned(ctx, client, request_id, ApiResponse::Raw { code, body }, Vec::new());
         }
     }
@@ -525,7 +532,8 @@ impl ApiServer {
 
     fn fail_pending(&mut self, ctx: &mut Ctx, pending: Pending, status: Status) {
         match pending {
-            Pending::InitialList => {}
+            // The cacher's reflector backs off and lists again, for as long as it takes.
+            Pending::InitialList => ctx.timer(crate::client::informer::RELIST_BACKOFF_MS, TIMER_RELIST),
             Pending::Health => self.health_done(ctx, Err(format!("error getting data from etcd: {}", status.message))),
             Pending::Read { client, request_id, .. }
             | Pending::ConsistentList { client, request_id, .. }

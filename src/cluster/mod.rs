@@ -12,10 +12,11 @@ mod network;
 pub mod node_files;
 mod node_shell;
 pub mod nodefs;
+mod observe;
 mod pacing;
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use crate::api::Credentials;
@@ -41,6 +42,7 @@ use crate::view::{ComponentView, MessageView, View};
 pub use config::{ClusterConfig, NodeConfig, UserConfig};
 pub use install::Install;
 pub use nodefs::{NodeFile, NodeFs};
+pub use observe::Observer;
 pub use pacing::Skip;
 
 /// One process of the simulated cluster.
@@ -179,6 +181,10 @@ pub struct Cluster {
     namespace: String,
     /// The cloud the machines run in (`cloud: true`): instances and load balancers.
     cloud: Rc<RefCell<Cloud>>,
+    /// Who watches every delivery (the fault simulator's invariants): see [`Observer`].
+    observer: Option<Rc<RefCell<dyn Observer>>>,
+    /// The machines powered off: nothing on them can be started, stopped or crashed until they are powered on.
+    powered_off: BTreeSet<String>,
 }
 
 impl Cluster {
@@ -215,6 +221,8 @@ impl Cluster {
             user: "kubernetes-admin".into(),
             namespace: "default".into(),
             cloud: Rc::new(RefCell::new(Cloud::with_instances(config.all_nodes().map(|n| n.name.as_str())))),
+            observer: None,
+            powered_off: BTreeSet::new(),
             config,
         };
         let users: Vec<String> = c.config.users.iter().map(|u| u.name.clone()).collect();
@@ -457,8 +465,12 @@ impl Cluster {
         let mut out = Vec::new();
         let now = self.kernel.now();
         let i = id.0 as usize;
+        let was_running = self.kernel.is_running(id);
         let mut ctx = Ctx { now, me: id, chain, rng: &mut self.rngs[i], out: &mut out };
         f(&mut self.components[i], &mut ctx);
+        if let Some(o) = self.observer.clone() {
+            o.borrow_mut().handled(self, id, was_running, &out);
+        }
         for request in self.kernel.apply(id, out) {
             match request {
                 // A process this one started or ended (containerd's static pod containers, systemd's restarts).
@@ -484,10 +496,16 @@ impl Cluster {
         let Some(event) = self.kernel.pop() else { return false };
         match event {
             Event::Deliver(env) => {
+                if let Some(o) = self.observer.clone() {
+                    o.borrow_mut().delivering(self, &env);
+                }
                 let (from, payload) = (env.from, env.payload);
                 self.dispatch(env.to, env.chain, |c, ctx| c.on_message(ctx, from, payload));
             }
             Event::Timer { to, token, chain, .. } => self.dispatch(to, chain, |c, ctx| c.on_timer(ctx, token)),
+        }
+        if let Some(o) = self.observer.clone() {
+            o.borrow_mut().stepped(self);
         }
         true
     }
@@ -512,6 +530,7 @@ impl Cluster {
             return self.power_off(name);
         }
         let ids = self.resolve(name)?;
+        self.refuse_on_powered_off(&ids)?;
         if let Some(process) = self.static_pod_process(name) {
             self.move_manifest(process, false);
             self.settle(&ids, false);
@@ -594,6 +613,7 @@ impl Cluster {
     /// unit's `RestartSec`. Anything else starts again at once.
     pub fn crash(&mut self, name: &str) -> Result<(), String> {
         let ids = self.resolve(name)?;
+        self.refuse_on_powered_off(&ids)?;
         let chain = self.kernel.new_chain();
         self.process_exited(name, ids, CRASH_EXIT_CODE, chain);
         Ok(())
@@ -689,6 +709,7 @@ impl Cluster {
             return self.power_on(name);
         }
         let ids = self.resolve(name)?;
+        self.refuse_on_powered_off(&ids)?;
         if let Some(process) = self.static_pod_process(name) {
             self.move_manifest(process, true);
             self.settle(&ids, true);
@@ -714,16 +735,20 @@ impl Cluster {
         self.sync_etcd_running();
     }
 
-    /// Stops a running component or starts a stopped one; Ok(true) when it runs afterwards.
-    pub fn toggle(&mut self, name: &str) -> Result<bool, String> {
+    /// Whether `name` is started as a person sees it: a control-plane component while its manifest is in the
+    /// static pod path (even between a crash and the kubelet's restart, or while the kubelet cannot yet kill
+    /// the container of one moved out), anything else while all its processes run.
+    pub fn is_started(&self, name: &str) -> Result<bool, String> {
         let ids = self.resolve(name)?;
-        // A control-plane component is up while its manifest is in place, even between a crash and the
-        // kubelet's restart.
-        let up = match self.static_pod_process(name) {
+        Ok(match self.static_pod_process(name) {
             Some(process) => self.control_plane_fs.borrow().exists(&format!("{MANIFESTS_DIR}/{process}.yaml")),
             None => ids.iter().all(|id| self.kernel.is_running(*id)),
-        };
-        if up {
+        })
+    }
+
+    /// Stops a running component or starts a stopped one; Ok(true) when it runs afterwards.
+    pub fn toggle(&mut self, name: &str) -> Result<bool, String> {
+        if self.is_started(name)? {
             self.stop(name)?;
             Ok(false)
         } else {
@@ -749,6 +774,22 @@ impl Cluster {
         Err(format!("unknown component {name:?}"))
     }
 
+    /// Whether machine `node` is powered off.
+    pub fn is_powered_off(&self, node: &str) -> bool {
+        self.powered_off.contains(node)
+    }
+
+    /// Nothing runs on a machine that is off: a process on it can be neither started, stopped nor crashed.
+    fn refuse_on_powered_off(&self, ids: &[ComponentId]) -> Result<(), String> {
+        let off = ids
+            .iter()
+            .find_map(|id| self.placements[id.0 as usize].node.as_deref().filter(|n| self.powered_off.contains(*n)));
+        match off {
+            Some(node) => Err(format!("{node} is powered off: power it on first (start {node})")),
+            None => Ok(()),
+        }
+    }
+
     fn is_node(&self, name: &str) -> bool {
         self.config.all_nodes().any(|n| n.name == name)
     }
@@ -757,6 +798,7 @@ impl Cluster {
     /// (a control-plane node's static pods) end with the machine; systemd restarts nothing.
     pub fn power_off(&mut self, node: &str) -> Result<(), String> {
         let mut ids = self.resolve(node)?;
+        self.powered_off.insert(node.to_string());
         let processes = self.containerd(node).map(|c| c.running_processes()).unwrap_or_default();
         for p in processes {
             ids.extend(self.resolve(&p).unwrap_or_default());
@@ -769,10 +811,10 @@ impl Cluster {
     /// Powers `node` on after a power-off: the machine reboots. containerd finds its containers exited (their
     /// tasks died with the machine, see [`Containerd::reboot`]) and its sandboxes not ready, `/run` and
     /// `/tmp` are empty, the node's other files are as they were; then its services start and the kubelet
-    /// starts its pods again in new sandboxes. A node that was not powered off is left as it is.
+    /// starts its pods again in new sandboxes. On a node that is not powered off, this starts the services
+    /// that are stopped.
     pub fn power_on(&mut self, node: &str) -> Result<(), String> {
-        let ids = self.resolve(node)?;
-        if ids.iter().any(|id| self.kernel.is_running(*id)) {
+        if !self.powered_off.remove(node) {
             return self.start_services(node);
         }
         let now = self.kernel.now();

@@ -8,8 +8,7 @@
 //! any node IP) may send it on to a pod elsewhere. Anything else (a cluster IP nobody programmed, an unknown
 //! address) leaves through the default route and is never answered. At the pod: a ready sandbox with a
 //! running container listening on the port answers (`node::listeners`); a sandbox with nothing listening
-//! resets the connection (refused); no sandbox drops it (timeout). A node whose kubelet, containerd and
-//! kube-proxy are all stopped counts as powered off.
+//! resets the connection (refused); no sandbox drops it (timeout). A powered-off node answers nothing.
 //!
 //! Names: the node resolves names as a pod in `default` would (`nameserver 10.96.0.10`, `search
 //! default.svc.cluster.local svc.cluster.local cluster.local`, `ndots:5`); on a real node `/etc/resolv.conf`
@@ -357,11 +356,7 @@ impl Cluster {
     }
 
     fn powered_off(&self, node: usize) -> bool {
-        let name = self.node_name_at(node);
-        ["kubelet", "containerd", "kube-proxy"]
-            .iter()
-            .filter_map(|p| self.kernel.id(&format!("{name}/{p}")))
-            .all(|id| !self.kernel.is_running(id))
+        self.is_powered_off(&self.node_name_at(node))
     }
 
     /// Runs `packet` through node `node`'s nat and filter chains for `hook`; records the rules it matched.

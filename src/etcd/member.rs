@@ -275,6 +275,12 @@ impl EtcdMember {
         self.log.last_index()
     }
 
+    /// The term of the log entry at `index`, while the log still holds it (None once compacted away or
+    /// beyond its end): what comparing two members' histories needs.
+    pub fn log_term_at(&self, index: u64) -> Option<u64> {
+        self.log.term_at(index)
+    }
+
     /// Entries currently held in memory (bounded by log compaction).
     pub fn log_len(&self) -> usize {
         self.log.len()

@@ -124,7 +124,7 @@ pub fn kubectl(cluster: &mut Cluster, line: &str, stdin: Option<String>) -> (Str
     (r.output, r.exit, r.chain)
 }
 
-fn run_step(cluster: &mut Cluster, step: &Step) -> StepRecord {
+pub(crate) fn run_step(cluster: &mut Cluster, step: &Step) -> StepRecord {
     let at_ms = cluster.now().ms();
     let mut chain = 0;
     let (title, output, exit) = match &step.action {

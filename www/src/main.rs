@@ -2,6 +2,7 @@
 //! WebAssembly module runs.
 
 mod app;
+mod check;
 mod clock;
 mod diagram;
 mod dock;
@@ -25,6 +26,11 @@ fn main() {
         .get_element_by_id("app")
         .and_then(|element| element.dyn_into::<web_sys::HtmlElement>().ok())
         .unwrap_or_else(|| leptos::prelude::document().body().expect("the page has a body"));
+    let query = leptos::prelude::window().location().search().unwrap_or_default();
+    if let Some(seed) = check::requested(&query) {
+        root.set_inner_html(&check::run(seed));
+        return;
+    }
     root.set_inner_html("");
     leptos::mount::mount_to(root, app::App).forget();
     // The browser tests read this mark to measure the time to first render.
