@@ -114,6 +114,53 @@ fn after_an_apiserver_outage_the_leaders_restart_and_no_node_or_endpoint_is_lost
         (r.output, r.exit)
     };
     assert_eq!(ps, "2\n", "the kubelet restarted the exited container");
+    // RESTARTS went up, as on a real control-plane node after an apiserver outage, and the exited
+    // container's log says why, in client-go's and the components' own words.
+    for (pod, lost) in [
+        ("kube-scheduler", "       1 server.go:337] \"Leaderelection lost\""),
+        ("kube-controller-manager", "controllermanager.go:368] \"leaderelection lost\""),
+    ] {
+        let (row, _) = kubectl(&mut c, &format!("get pod -n kube-system {pod}-controlplane --no-headers"));
+        assert_eq!(row.split_whitespace().nth(3), Some("1"), "{row}");
+        let (log, code) = kubectl(&mut c, &format!("logs -n kube-system {pod}-controlplane --previous"));
+        assert_eq!(code, Some(0), "{log}");
+        let lines: Vec<&str> = log.lines().collect();
+        let n = lines.len();
+        assert!(n >= 4, "{log}");
+        assert!(
+            lines[0]
+                .ends_with(&format!("leaderelection.go:257] attempting to acquire leader lease kube-system/{pod}...")),
+            "{log}"
+        );
+        assert!(
+            log.contains(&format!("leaderelection.go:271] successfully acquired lease kube-system/{pod}\n")),
+            "{log}"
+        );
+        let refused = format!(
+            "leaderelection.go:441] Failed to update lock optimistically: Put \"https://192.168.56.10:6443/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/{pod}?timeout=5s\": dial tcp 192.168.56.10:6443: connect: connection refused, falling back to slow path"
+        );
+        assert!(log.contains(&refused), "{log}");
+        assert!(
+            lines[n - 2].ends_with(&format!(
+                "leaderelection.go:297] failed to renew lease kube-system/{pod}: context deadline exceeded"
+            )),
+            "{log}"
+        );
+        assert!(lines[n - 2].starts_with('I') && lines[n - 1].starts_with('E'), "{log}");
+        assert!(lines[n - 1].ends_with(lost), "{log}");
+        // The running container's log starts with the new process's own attempt.
+        let (now, _) = kubectl(&mut c, &format!("logs -n kube-system {pod}-controlplane"));
+        assert!(
+            now.lines()
+                .next()
+                .is_some_and(|l| l.ends_with(&format!("attempting to acquire leader lease kube-system/{pod}..."))),
+            "{now}"
+        );
+        assert!(
+            now.lines().last().is_some_and(|l| l.ends_with(&format!("successfully acquired lease kube-system/{pod}"))),
+            "{now}"
+        );
+    }
 }
 
 #[test]

@@ -19,6 +19,7 @@ use serde_json::{json, Value};
 use crate::api::api::coordination::v1::Lease;
 use crate::api::{ApiRequest, ApiResponse, Credentials, Kind, Object, Reason, Verb};
 use crate::client::events::{event, Reporter};
+use crate::client::process::request_error;
 use crate::client::{ApiConn, ClientError};
 use crate::node::kubelet::micro_time;
 use crate::sim::{Ctx, SimTime};
@@ -100,6 +101,8 @@ pub struct LeaderElector {
     /// When `observed` last changed, on this process's clock.
     observed_at: SimTime,
     in_flight: Option<Call>,
+    /// The update in flight is the leader's optimistic one (made without reading the Lease first).
+    fast_path: bool,
     /// Leader: when the current round of renewals began (it fails once renewDeadline has passed).
     round_started: Option<SimTime>,
     /// Counts rounds so that a stale deadline timer is recognised.
@@ -121,6 +124,7 @@ impl LeaderElector {
             observed: None,
             observed_at: SimTime::ZERO,
             in_flight: None,
+            fast_path: false,
             round_started: None,
             round: 0,
             timer_base,
@@ -134,9 +138,16 @@ impl LeaderElector {
         self.observed = None;
         self.observed_at = ctx.now;
         self.in_flight = None;
+        self.fast_path = false;
         self.round_started = None;
         self.round += 1;
+        ctx.klog('I', "leaderelection.go:257", &format!("attempting to acquire leader lease {}...", self.describe()));
         self.try_acquire_or_renew(ctx, conn);
+    }
+
+    /// `LeaseLock.Describe`: `kube-system/<name>`, as the log lines name the lock.
+    fn describe(&self) -> String {
+        format!("{NAMESPACE}/{}", self.name)
     }
 
     pub fn is_leader(&self) -> bool {
@@ -183,6 +194,7 @@ impl LeaderElector {
         result: &Result<ApiResponse, ClientError>,
     ) -> Transition {
         let Some(call) = self.in_flight.take() else { return Transition::None };
+        let fast_path = std::mem::take(&mut self.fast_path);
         let lease = match result {
             Ok(ApiResponse::Object(o)) => match o.as_ref() {
                 Object::Lease(l) => Some(Record::of(l)),
@@ -213,11 +225,43 @@ impl LeaderElector {
                 self.succeeded(ctx, conn)
             }
             // The optimistic renewal failed (a conflict, an error): read the Lease again at once.
-            (Call::Update, None) if self.leading && result.is_ok() => {
+            (Call::Update, None) if self.leading && fast_path => {
+                let e = request_error(result, "PUT", &self.path());
+                ctx.klog(
+                    'E',
+                    "leaderelection.go:441",
+                    &format!("Failed to update lock optimistically: {e}, falling back to slow path"),
+                );
                 self.get(ctx, conn);
                 Transition::None
             }
-            _ => self.failed(ctx),
+            (Call::Get, None) => {
+                let e = request_error(result, "GET", &self.path());
+                ctx.klog(
+                    'E',
+                    "leaderelection.go:448",
+                    &format!("error retrieving resource lock {}: {e}", self.describe()),
+                );
+                self.failed(ctx)
+            }
+            (Call::Create, None) => {
+                let e = request_error(
+                    result,
+                    "POST",
+                    &format!("/apis/coordination.k8s.io/v1/namespaces/{NAMESPACE}/leases?timeout=5s"),
+                );
+                ctx.klog(
+                    'E',
+                    "leaderelection.go:452",
+                    &format!("error initially creating leader election record: {e}"),
+                );
+                self.failed(ctx)
+            }
+            _ => {
+                let e = request_error(result, "PUT", &self.path());
+                ctx.klog('E', "leaderelection.go:484", &format!("Failed to update lock: {e}"));
+                self.failed(ctx)
+            }
         }
     }
 
@@ -225,10 +269,16 @@ impl LeaderElector {
         // The fast path: a leader whose observed record is still valid updates it without reading it first.
         match self.observed.clone() {
             Some(record) if self.leading && self.observed_at.plus_ms(LEASE_DURATION_MS) > ctx.now => {
-                self.update(ctx, conn, &record)
+                self.update(ctx, conn, &record);
+                self.fast_path = true;
             }
             _ => self.get(ctx, conn),
         }
+    }
+
+    /// The Lease's path as the component's client asks for it (its timeout is half the renew deadline).
+    fn path(&self) -> String {
+        format!("/apis/coordination.k8s.io/v1/namespaces/{NAMESPACE}/leases/{}?timeout=5s", self.name)
     }
 
     fn request(&self, verb: Verb) -> ApiRequest {
@@ -285,6 +335,7 @@ impl LeaderElector {
         }
         self.leading = true;
         self.record_event(ctx, conn, "became leader");
+        ctx.klog('I', "leaderelection.go:271", &format!("successfully acquired lease {}", self.describe()));
         Transition::StartedLeading
     }
 
@@ -307,6 +358,11 @@ impl LeaderElector {
     fn lose(&mut self, ctx: &mut Ctx, conn: &mut ApiConn) -> Transition {
         self.leading = false;
         self.round_started = None;
+        ctx.klog(
+            'I',
+            "leaderelection.go:297",
+            &format!("failed to renew lease {}: context deadline exceeded", self.describe()),
+        );
         self.record_event(ctx, conn, "stopped leading");
         Transition::Lost
     }

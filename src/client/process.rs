@@ -23,6 +23,20 @@ pub enum ClientError {
     ConnectionReset,
 }
 
+/// How client-go words a failed request to the apiserver: the transport error after the method and URL
+/// (`Put "https://192.168.56.10:6443/…?timeout=5s": dial tcp 192.168.56.10:6443: connect: connection
+/// refused`), or the server's message. `method` is upper case (`PUT`), `path` holds the query.
+pub fn request_error(result: &Result<ApiResponse, ClientError>, method: &str, path: &str) -> String {
+    let server = crate::kubectl::SERVER;
+    let url = format!("{}{} \"https://{server}{path}\"", &method[..1], method[1..].to_lowercase());
+    match result {
+        Err(ClientError::ConnectionRefused) => format!("{url}: dial tcp {server}: connect: connection refused"),
+        Err(ClientError::ConnectionReset) => format!("{url}: http2: client connection lost"),
+        Ok(ApiResponse::Error(status)) => status.message.clone(),
+        Ok(_) => "unexpected response".into(),
+    }
+}
+
 /// What `kubectl edit` hands to whoever runs it instead of opening `$EDITOR`: the text kubectl would open
 /// (its `# Please edit the object below…` header, then the objects as YAML or JSON without
 /// `metadata.managedFields`), and the objects it names (`deployment.apps/web`). The web app opens `text` in

@@ -487,6 +487,7 @@ impl Cluster {
                     let name = self.kernel.name(id).to_string();
                     self.process_exited(&name, vec![id], code, chain);
                 }
+                Lifecycle::Log { text } => self.process_wrote(id, text),
             }
         }
     }
@@ -772,6 +773,18 @@ impl Cluster {
                 .collect());
         }
         Err(format!("unknown component {name:?}"))
+    }
+
+    /// Process `id` wrote a line to its standard error: the container that runs it on its machine logs it.
+    fn process_wrote(&mut self, id: ComponentId, text: String) {
+        let process = self.kernel.name(id).to_string();
+        let Some(node) = self.placements[id.0 as usize].node.clone() else { return };
+        let now = self.kernel.now();
+        if let Some(rt) = self.kernel.id(&format!("{node}/containerd")) {
+            if let Component::Containerd(c) = &mut self.components[rt.0 as usize] {
+                c.process_wrote(&process, text, now);
+            }
+        }
     }
 
     /// Whether machine `node` is powered off.

@@ -267,7 +267,10 @@ impl ControllerManager {
             // controllermanager.go: the controllers (and the informers they share) start in OnStartedLeading.
             Transition::StartedLeading => self.conn.start_informers(ctx),
             // OnStoppedLeading: "leaderelection lost", exit 1.
-            Transition::Lost => ctx.exit(1),
+            Transition::Lost => {
+                ctx.klog('E', "controllermanager.go:368", "\"leaderelection lost\"");
+                ctx.exit(1)
+            }
             Transition::None => {}
         }
     }

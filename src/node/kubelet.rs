@@ -686,14 +686,7 @@ impl Kubelet {
 
     /// [`Kubelet::failure`] for a path with its query.
     fn failure_at(&self, result: &Result<ApiResponse, ClientError>, verb: &str, path: &str) -> String {
-        let server = crate::kubectl::SERVER;
-        let url = format!("{}{} \"https://{server}{path}\"", &verb[..1], verb[1..].to_lowercase());
-        match result {
-            Err(ClientError::ConnectionRefused) => format!("{url}: dial tcp {server}: connect: connection refused"),
-            Err(ClientError::ConnectionReset) => format!("{url}: http2: client connection lost"),
-            Ok(ApiResponse::Error(status)) => status.message.clone(),
-            Ok(_) => "unexpected response".into(),
-        }
+        crate::client::process::request_error(result, verb, path)
     }
 
     // ---- the file source: static pods ----

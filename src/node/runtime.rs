@@ -48,7 +48,7 @@ use super::journal::Journal;
 use crate::sim::rng::fnv1a64;
 use crate::sim::{ComponentId, Ctx, Payload, SimTime};
 
-use super::container_output::{self, LogLine, Output, Planned, Repeat};
+use super::container_output::{self, LogLine, Output, Planned, Repeat, Stream};
 use super::exec::{DnsConfig, Env};
 
 /// A CRI call, its answer, or containerd's event stream.
@@ -240,6 +240,8 @@ pub struct Container {
     /// Its task was gone when containerd started after the machine rebooted: exit code 255, reason `Unknown`.
     pub lost: bool,
     workload: Workload,
+    /// What the simulated component it runs wrote while it ran (its klog lines), in order.
+    written: Vec<LogLine>,
 }
 
 impl Container {
@@ -247,7 +249,14 @@ impl Container {
     /// the kubelet rotates log files).
     pub fn logs(&self, now: SimTime) -> Vec<LogLine> {
         let Some(started) = self.started_at else { return Vec::new() };
-        self.workload.output.written(started, self.finished_at.unwrap_or(now).min(now))
+        let until = self.finished_at.unwrap_or(now).min(now);
+        let mut lines = self.workload.output.written(started, until);
+        if !self.written.is_empty() {
+            lines.extend(self.written.iter().filter(|l| l.at <= until).cloned());
+            // Stable: lines written at the same moment keep their order.
+            lines.sort_by_key(|l| l.at);
+        }
+        lines
     }
 
     /// Whether `path` exists in the container at `now`, for the paths its command creates or removes
@@ -271,6 +280,9 @@ impl Container {
         2_000 + (fnv1a64(self.id.as_bytes()) % 60_000) as u32
     }
 }
+
+/// At most this many lines wait for the container of a process that runs before it has one.
+const EARLY_LINES_MAX: usize = 64;
 
 /// What a simulated process does once started.
 #[derive(Debug, Clone, PartialEq)]
@@ -327,6 +339,9 @@ pub struct Containerd {
     next_timer: u64,
     /// The programs of this machine that are simulated components (`kube-apiserver`, …).
     processes: BTreeSet<String>,
+    /// Lines such a process wrote before any container ran it (at install every component starts at time
+    /// zero, before the kubelet has created its container): the container that starts it next logs them.
+    early_lines: BTreeMap<String, Vec<LogLine>>,
     journal: Journal,
 }
 
@@ -350,6 +365,7 @@ impl Containerd {
             delayed: BTreeMap::new(),
             next_timer: 0,
             processes: BTreeSet::new(),
+            early_lines: BTreeMap::new(),
             journal: Journal::new("containerd"),
         };
         for image in std::iter::once(&PAUSE_IMAGE).chain(preloaded) {
@@ -562,6 +578,7 @@ impl Containerd {
                     oom_killed: false,
                     lost: false,
                     workload,
+                    written: Vec::new(),
                 };
                 self.containers.insert(cid.clone(), c.clone());
                 Ok(CriReply::Container(c))
@@ -575,6 +592,10 @@ impl Containerd {
                 }
                 c.state = ContainerState::Running;
                 c.started_at = Some(ctx.now);
+                if let Some(early) = c.process.as_ref().and_then(|p| self.early_lines.remove(p)) {
+                    // Stamped with the container's start: its log begins there.
+                    c.written.extend(early.into_iter().map(|l| LogLine { at: ctx.now, ..l }));
+                }
                 let c = c.clone();
                 if let Some(p) = &c.process {
                     ctx.lifecycle(p, true);
@@ -755,6 +776,23 @@ impl Containerd {
         }
         self.finish(ctx, &cid, code, running);
         true
+    }
+
+    /// The simulated component `process` wrote `text` to its standard error at `now`: the running container
+    /// that runs it logs the line (a process outside any container writes to nobody's log).
+    pub fn process_wrote(&mut self, process: &str, text: String, now: SimTime) {
+        if let Some(c) = self
+            .containers
+            .values_mut()
+            .find(|c| c.state == ContainerState::Running && c.process.as_deref() == Some(process))
+        {
+            c.written.push(LogLine { at: now, stream: Stream::Stderr, text });
+        } else if self.processes.contains(process) {
+            let early = self.early_lines.entry(process.to_string()).or_default();
+            if early.len() < EARLY_LINES_MAX {
+                early.push(LogLine { at: now, stream: Stream::Stderr, text });
+            }
+        }
     }
 
     /// Whether a running container runs `process`.
@@ -1150,6 +1188,7 @@ pub(crate) fn test_container(image: &str, env: Env) -> Container {
         oom_killed: false,
         lost: false,
         workload: Workload::new(None, true, Output::default()),
+        written: Vec::new(),
     }
 }
 

@@ -239,7 +239,10 @@ impl Scheduler {
         match transition {
             Transition::StartedLeading => self.arm(ctx),
             // server.go: OnStoppedLeading logs "Leaderelection lost" and exits 1.
-            Transition::Lost => ctx.exit(1),
+            Transition::Lost => {
+                ctx.klog('E', "server.go:337", "\"Leaderelection lost\"");
+                ctx.exit(1)
+            }
             Transition::None => {}
         }
     }

@@ -37,6 +37,9 @@ pub enum Command {
     /// The process ends itself with this exit status (kube-scheduler after losing its lease exits 1); the
     /// cluster hands the exit to whoever supervises the process (containerd for a static pod's container).
     Exit { code: i32 },
+    /// The process writes a line to its standard error (klog's stream): the log of the container it runs in,
+    /// if it runs in one.
+    Log { text: String },
 }
 
 /// What a handler asked of the processes of its machine, for the cluster to carry out.
@@ -46,6 +49,8 @@ pub enum Lifecycle {
     Set { name: String, run: bool },
     /// The handler's own process exits.
     Exit { code: i32 },
+    /// The handler's own process wrote a line to its standard error.
+    Log { text: String },
 }
 
 /// The handler's view of the world: the time, its own id, a random stream, and the command buffer.
@@ -81,6 +86,13 @@ impl Ctx<'_> {
     /// Ends this process with exit status `code`.
     pub fn exit(&mut self, code: i32) {
         self.out.push(Command::Exit { code });
+    }
+
+    /// Writes a klog line (`E0901 00:00:10.250000       1 file.go:42] message`) to this process's standard
+    /// error, as a containerized component (pid 1 in its container) logs.
+    pub fn klog(&mut self, severity: char, location: &str, message: &str) {
+        let text = crate::node::journal::klog_line(self.now, 1, severity, location, message);
+        self.out.push(Command::Log { text });
     }
 }
 
@@ -415,6 +427,7 @@ impl Kernel {
                 Command::Timer { after_ms, token, chain } => self.set_timer(from, after_ms, token, chain),
                 Command::Lifecycle { name, run } => lifecycle.push(Lifecycle::Set { name, run }),
                 Command::Exit { code } => lifecycle.push(Lifecycle::Exit { code }),
+                Command::Log { text } => lifecycle.push(Lifecycle::Log { text }),
             }
         }
         lifecycle
