@@ -467,3 +467,20 @@ fn nothing_on_a_powered_off_machine_starts_until_it_is_powered_on_and_stopping_i
     let boots = get(&mut c, "get events --field-selector reason=NodeRebooted -o name");
     assert_eq!(boots.lines().count(), 1, "one reboot only: {boots}");
 }
+
+#[test]
+fn a_pod_whose_final_delete_met_an_apiserver_outage_is_deleted_once_the_apiserver_is_back() {
+    let mut c = Cluster::new_default(3);
+    web_pod_and_service(&mut c, "node01");
+    c.advance_ms(8_000);
+    assert!(row(&mut c, "web").contains("Running"), "{}", row(&mut c, "web"));
+    assert_eq!(kubectl(&mut c, "delete pod web --wait=false").1, Some(0));
+    // The kubelet stops nginx at once and sends the pod's final delete while the apiserver is gone.
+    c.stop("kube-apiserver").expect("stop");
+    c.advance_ms(20_000);
+    c.start("kube-apiserver").expect("start");
+    // The status manager's next sync sends it again.
+    c.advance_ms(15_000);
+    let (out, code) = kubectl(&mut c, "get pod web");
+    assert_eq!((out.as_str(), code), ("Error from server (NotFound): pods \"web\" not found\n", Some(1)));
+}

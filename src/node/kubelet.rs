@@ -192,6 +192,10 @@ enum ApiCall {
     CreateMirror {
         uid: String,
     },
+    /// The final delete (grace 0) of a pod whose containers have all stopped.
+    DeletePod {
+        uid: String,
+    },
     Claim {
         uid: String,
         volume: String,
@@ -664,6 +668,17 @@ impl Kubelet {
                     self.sync(ctx, &uid);
                 } else {
                     ctx.timer(MIRROR_RETRY_MS, TIMER_MIRRORS);
+                }
+            }
+            ApiCall::DeletePod { uid } => {
+                // The status manager's next sync (every 10 s) deletes the pod again when this one failed
+                // (the apiserver was down); a pod already gone needs nothing more.
+                let failed = result.is_err() || status_reason.is_some_and(|r| r != Reason::NotFound);
+                if failed {
+                    if let Some(w) = self.workers.get_mut(&uid) {
+                        w.delete_sent = false;
+                    }
+                    self.wake(ctx, &uid, ctx.now.plus_ms(WORKER_BACKOFF_MS));
                 }
             }
             ApiCall::Claim { uid, volume, claim } => self.on_claim(ctx, &uid, volume, &claim, &result),
@@ -1816,7 +1831,7 @@ impl Kubelet {
             if let Some(w) = self.workers.get_mut(uid) {
                 w.delete_sent = true;
             }
-            self.call(ctx, req, ApiCall::Other);
+            self.call(ctx, req, ApiCall::DeletePod { uid: uid.to_string() });
         }
     }
 
