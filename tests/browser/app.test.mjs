@@ -177,6 +177,9 @@ describe('kubeglass web app', () => {
     await shot(page, 'pending-without-scheduler');
 
     await tile(page, 'kube-scheduler').click();
+    // The started scheduler schedules nothing until it leads: it waits a whole lease duration (15 s) for the
+    // Lease the stopped one left behind, with no request of anyone's on the wire meanwhile.
+    await page.locator('#speed').selectOption('100');
     await skipUntilQuiet(page);
     await page.waitForFunction(
       () => document.querySelector('svg.diagram g.pod[data-pod="default/web"]')?.dataset.status === 'Running',
