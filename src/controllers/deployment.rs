@@ -653,6 +653,12 @@ impl Controller for DeploymentController {
         &[Kind::Deployment, Kind::ReplicaSet]
     }
 
+    /// A new process: the calls, timers and writes the previous one was waiting for are gone with it (one
+    /// whose status write died with the apiserver would otherwise wait for its answer for good).
+    fn on_start(&mut self) {
+        *self = Self::default();
+    }
+
     fn on_synced(&mut self, cx: &mut Cx) {
         for d in cx.list(Kind::Deployment) {
             self.sync(&d.ns_name(), cx);
