@@ -162,8 +162,10 @@ fn params(query: &str) -> impl Iterator<Item = (&str, &str)> {
     query.split('&').filter(|p| !p.is_empty()).map(|p| p.split_once('=').unwrap_or((p, "")))
 }
 
-/// The informers of kube-apiserver's admission plugins, named as `informer-sync` names those not started
-/// (`*v1.Kind`); all wait for the first list while the watch cache is empty.
+/// Informers of kube-apiserver's admission plugins that kubeglass models, named as `informer-sync` names
+/// those not started (`*v1.Kind`); all wait for the first list while the watch cache is empty. The real
+/// apiserver starts more (webhook configurations, priority classes, …), so its list is longer; the wording
+/// (`N informers not started yet: [...]`, healthz.go's informerSync) is its own.
 const INFORMERS: &[&str] =
     &["*v1.LimitRange", "*v1.Namespace", "*v1.Pod", "*v1.ResourceQuota", "*v1.Secret", "*v1.ServiceAccount"];
 

@@ -696,12 +696,7 @@ impl Kubelet {
 
     /// How client-go words a failed request: the transport error after the URL, or the server's message.
     fn failure(&self, result: &Result<ApiResponse, ClientError>, verb: &str, path: &str) -> String {
-        self.failure_at(result, verb, &format!("{path}?timeout=10s"))
-    }
-
-    /// [`Kubelet::failure`] for a path with its query.
-    fn failure_at(&self, result: &Result<ApiResponse, ClientError>, verb: &str, path: &str) -> String {
-        crate::client::process::request_error(result, verb, path)
+        crate::client::process::request_error(result, verb, &format!("{path}?timeout=10s"))
     }
 
     // ---- the file source: static pods ----

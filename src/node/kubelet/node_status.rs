@@ -311,7 +311,10 @@ impl Kubelet {
             _ => {
                 let name = self.cfg.node.name.clone();
                 let path = format!("/api/v1/nodes/{name}?resourceVersion=0&timeout=10s");
-                let err = format!("error getting node {name:?}: {}", self.failure_at(&result, "GET", &path));
+                let err = format!(
+                    "error getting node {name:?}: {}",
+                    crate::client::process::request_error(&result, "GET", &path)
+                );
                 if self.last_status_error.as_ref() != Some(&err) {
                     let msg = format!("\"Error updating node status, will retry\" err={}", super::go_quote(&err));
                     self.log(ctx.now, 'E', "kubelet_node_status.go:535", &msg);
