@@ -1,6 +1,7 @@
 //! kube-apiserver's `/livez`, `/readyz` and `/healthz` as `kubectl get --raw` reads them, with etcd up, stopped
 //! and without quorum, and `get --raw` of API paths and `/version`.
 
+use kubeglass::apiserver::etcd_client;
 use kubeglass::cluster::{Cluster, ClusterConfig};
 
 use crate::{apply, kubectl};
@@ -59,7 +60,10 @@ fn with_etcd_stopped_the_etcd_checks_fail_with_their_reason_withheld() {
     assert_eq!(kubectl(&mut c, "get --raw /livez/ping"), ("ok".to_string(), Some(0)));
     assert_eq!(kubectl(&mut c, "get --raw /readyz?exclude=etcd&exclude=etcd-readiness"), ("ok".to_string(), Some(0)));
     c.start("etcd").unwrap();
+    // The apiserver's etcd channel reconnects on its next gRPC backoff attempt, not at once.
     c.advance_ms(3_000);
+    assert_eq!(kubectl(&mut c, "get --raw /readyz").1, Some(1));
+    c.advance_ms(etcd_client::RECONNECT_MAX_MS);
     assert_eq!(kubectl(&mut c, "get --raw /readyz"), ("ok".to_string(), Some(0)));
 }
 

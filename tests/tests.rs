@@ -11,6 +11,7 @@ mod create_verbs;
 mod determinism;
 mod drain;
 mod edit_verbs;
+mod etcd_unreachable;
 mod etcdctl;
 mod get_multi;
 mod health;

@@ -32,6 +32,17 @@ impl Verb {
         }
     }
 
+    /// The HTTP method a request with this verb is sent with.
+    pub fn http_method(self) -> &'static str {
+        match self {
+            Verb::Get | Verb::List | Verb::Watch => "GET",
+            Verb::Create => "POST",
+            Verb::Update => "PUT",
+            Verb::Patch => "PATCH",
+            Verb::Delete | Verb::DeleteCollection => "DELETE",
+        }
+    }
+
     pub fn parse(text: &str) -> Option<Verb> {
         Some(match text {
             "get" => Verb::Get,

@@ -5,6 +5,9 @@ use serde::{Deserialize, Serialize};
 
 use super::ResourceInfo;
 
+/// client-go's `maxUnstructuredResponseTextBytes`: how much of an undecodable body an error keeps.
+const MAX_UNSTRUCTURED_BODY: usize = 2048;
+
 /// The reason of a failed request (metav1.StatusReason).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Reason {
@@ -219,6 +222,57 @@ impl Status {
 
     pub fn timeout(message: impl Into<String>) -> Status {
         Status::new(504, Reason::Timeout, message)
+    }
+
+    /// What a client makes of an answer outside 2xx whose body it cannot decode (text, or JSON the server
+    /// wrote without a JSON content type, as the apiserver's timeout filter does): client-go's
+    /// `newUnstructuredResponseError` and apimachinery's `NewGenericServerResponse`. `target` is the typed
+    /// request's (method, qualified resource, name); a raw request (`kubectl get --raw`) has none. The body
+    /// is cut at 2048 bytes and trimmed.
+    pub fn unexpected_response(code: u16, body: &str, target: Option<(&str, &str, &str)>) -> Status {
+        let mut cut = body.len().min(MAX_UNSTRUCTURED_BODY);
+        while !body.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let server = body[..cut].trim();
+        let (reason, message) = match code {
+            409 if target.is_some_and(|(m, _, _)| m == "POST") => (Reason::AlreadyExists, "the server reported a conflict".into()),
+            409 => (Reason::Conflict, "the server reported a conflict".into()),
+            404 => (Reason::NotFound, "the server could not find the requested resource".into()),
+            400 => (Reason::BadRequest, "the server rejected our request for an unknown reason".into()),
+            401 => (Reason::Unauthorized, "the server has asked for the client to provide credentials".into()),
+            403 => (Reason::Forbidden, server.to_string()),
+            405 => (Reason::MethodNotAllowed, "the server does not allow this method on the requested resource".into()),
+            422 => (Reason::Invalid, "the server rejected our request due to an error in our request".into()),
+            503 => (Reason::ServiceUnavailable, "the server is currently unable to handle the request".into()),
+            504 => (
+                Reason::Timeout,
+                "the server was unable to return a response in the time allotted, but may still be processing the request"
+                    .into(),
+            ),
+            429 => {
+                (Reason::TooManyRequests, "the server has received too many requests and has asked us to try again later".into())
+            }
+            c if c >= 500 => (
+                Reason::InternalError,
+                format!(
+                    "an error on the server ({}) has prevented the request from succeeding",
+                    crate::apiserver::validation::field::quote(server)
+                ),
+            ),
+            c => (Reason::Unknown, format!("the server responded with the status code {c} but did not return more information")),
+        };
+        let mut status = Status::new(code, reason, message);
+        if let Some((method, resource, name)) = target {
+            let method = method.to_lowercase();
+            status.message = match name {
+                "" => format!("{} ({method} {resource})", status.message),
+                name => format!("{} ({method} {resource} {name})", status.message),
+            };
+            status.kind = resource.to_string();
+            status.name = name.to_string();
+        }
+        status
     }
 
     /// The line kubectl prints for this status (`StandardErrorMessage` in kubectl's helpers.go).

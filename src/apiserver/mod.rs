@@ -17,6 +17,7 @@ pub mod authz;
 pub mod cache;
 pub mod cel;
 pub mod defaults;
+pub mod etcd_client;
 pub mod eviction;
 pub mod health;
 pub mod identity;
@@ -60,6 +61,16 @@ const TIMER_IDENTITY: u64 = 3;
 const TIMER_RELIST: u64 = 4;
 /// Timers above this are consistent lists giving up on the cache: `TIMER_LIST_WAIT + park id`.
 const TIMER_LIST_WAIT: u64 = 1 << 32;
+/// Timer tokens above this are a waiting etcd request's deadline (`TIMER_DEADLINE + etcd request id`).
+const TIMER_DEADLINE: u64 = 1 << 48;
+/// The etcd channel's reconnect backoff ran out.
+const TIMER_RECONNECT: u64 = 5;
+/// kube-apiserver's `--request-timeout` default: how long a request may wait (for etcd, here).
+pub const REQUEST_TIMEOUT_MS: u64 = 60_000;
+/// What the timeout filter writes when a request outlives `--request-timeout`: apimachinery's
+/// `NewTimeoutError("request did not complete within the allotted timeout", 0)` JSON-encoded, with no
+/// content type set (Go's server sniffs `text/plain`).
+pub const REQUEST_TIMEOUT_BODY: &str = "{\"metadata\":{},\"status\":\"Failure\",\"message\":\"Timeout: request did not complete within the allotted timeout\",\"reason\":\"Timeout\",\"details\":{},\"code\":504}\n";
 
 /// A write in progress: the request, who asked, and what was prepared on the first attempt.
 #[derive(Debug, Clone)]
@@ -129,13 +140,19 @@ pub struct ApiServer {
     /// Its identity Lease's heartbeat (None: an apiserver without one, as in unit tests).
     identity: Option<identity::IdentityLease>,
     rng: Rng,
-    etcd: Vec<ComponentId>,
-    etcd_index: usize,
+    etcd: etcd_client::EtcdClient,
     authn: Authenticator,
     cache: WatchCache,
     synced: bool,
     held: Vec<(ComponentId, u64, ApiRequest, u64)>,
     pending: BTreeMap<u64, (Pending, Txn)>,
+    /// The member each pending request was sent to; a pending request missing here waits for the etcd
+    /// channel to be ready again (every member refused).
+    sent_to: BTreeMap<u64, ComponentId>,
+    /// Waiting requests whose `--request-timeout` deadline is armed.
+    deadlines: std::collections::BTreeSet<u64>,
+    /// The etcd watch broke while no member would take it: it is opened again on reconnect.
+    watch_lost: bool,
     next_etcd_id: u64,
     etcd_watch: Option<u64>,
     next_watch_id: u64,
@@ -174,14 +191,16 @@ impl ApiServer {
         ApiServer {
             me,
             identity: None,
+            etcd: etcd_client::EtcdClient::new(etcd, rng.fork("etcd-client")),
             rng,
-            etcd,
-            etcd_index: 0,
             authn,
             cache: WatchCache::default(),
             synced: false,
             held: Vec::new(),
             pending: BTreeMap::new(),
+            sent_to: BTreeMap::new(),
+            deadlines: std::collections::BTreeSet::new(),
+            watch_lost: false,
             next_etcd_id: 1,
             etcd_watch: None,
             next_watch_id: 1,
@@ -306,7 +325,11 @@ impl ApiServer {
         }
         self.cache = WatchCache::default();
         self.held.clear();
+        self.etcd.reset();
         self.pending.clear();
+        self.sent_to.clear();
+        self.deadlines.clear();
+        self.watch_lost = false;
         self.parked_lists.clear();
         self.proxied.clear();
         self.health_waiting.clear();
@@ -339,14 +362,16 @@ impl ApiServer {
         self.etcd_watch = None;
         self.last_compaction_mark = 0;
         self.pending.retain(|_, (p, _)| !matches!(p, Pending::InitialList));
+        self.sent_to.retain(|id, _| self.pending.contains_key(id));
+        self.watch_lost = false;
         self.send_etcd(ctx, Pending::InitialList, Txn::range("/registry/", true));
     }
 
     pub fn on_timer(&mut self, ctx: &mut Ctx, token: u64) {
         match token {
             TIMER_COMPACT => {
-                if self.last_compaction_mark > 0 {
-                    let to = self.etcd_endpoint();
+                if self.last_compaction_mark > 0 && !self.etcd.is_down() {
+                    let to = self.etcd.endpoint();
                     ctx.send(to, Payload::Etcd(EtcdMessage::Compact { revision: self.last_compaction_mark }));
                 }
                 self.last_compaction_mark = self.cache.revision();
@@ -364,8 +389,10 @@ impl ApiServer {
             TIMER_RELIST if !self.synced && !self.pending.values().any(|(p, _)| matches!(p, Pending::InitialList)) => {
                 self.relist(ctx)
             }
+            TIMER_RECONNECT => self.reconnect(ctx),
+            t if t > TIMER_DEADLINE => self.deadline_passed(ctx, t - TIMER_DEADLINE),
             t if t > TIMER_HEALTH && self.health_probe == Some(t - TIMER_HEALTH) => {
-                self.pending.remove(&(t - TIMER_HEALTH));
+                self.forget(t - TIMER_HEALTH);
                 let e = "error getting data from etcd: context deadline exceeded".to_string();
                 self.health_done(ctx, Err(e));
             }
@@ -402,11 +429,13 @@ impl ApiServer {
                 }
             }
             Payload::Etcd(EtcdMessage::TxnResult { request_id, result }) => {
+                self.etcd.answered(from);
                 self.on_etcd_result(ctx, request_id, result)
             }
             // Only the current etcd watch feeds the cache: one left from before a relist (etcd came back, the
             // cache was rebuilt) would hand it every event a second time.
             Payload::Etcd(EtcdMessage::WatchEvents { watch_id, events }) if Some(watch_id) == self.etcd_watch => {
+                self.etcd.answered(from);
                 for e in events {
                     self.on_etcd_event(ctx, e);
                 }
@@ -424,12 +453,12 @@ impl ApiServer {
             Payload::ConnectionRefused { request_id } if self.aggregated.contains_key(&request_id) => {
                 self.aggregated_refused(ctx, request_id)
             }
-            Payload::ConnectionRefused { request_id } => self.retry_elsewhere(ctx, request_id),
+            Payload::ConnectionRefused { request_id } => self.retry_elsewhere(ctx, from, request_id),
             Payload::ApiResponse { request_id, response, .. } => self.aggregated_answer(ctx, request_id, *response),
             Payload::Kubelet(m) => self.on_kubelet(ctx, *m),
             Payload::Disconnected { peer, .. } => {
-                if self.etcd.contains(&peer) {
-                    self.fail_over(ctx);
+                if self.etcd.is_member(peer) {
+                    self.member_gone(ctx, peer);
                 } else {
                     self.aggregated_gone(ctx, peer);
                     self.kubelet_gone(ctx, peer);
@@ -473,7 +502,7 @@ impl ApiServer {
     /// The etcd probe ended: answers every health request waiting for it.
     fn health_done(&mut self, ctx: &mut Ctx, etcd: Result<(), String>) {
         if let Some(id) = self.health_probe.take() {
-            self.pending.remove(&id);
+            self.forget(id);
             if let Some((at, _)) = self.last_health {
                 self.last_health = Some((at, etcd.clone()));
             }
@@ -484,70 +513,135 @@ impl ApiServer {
         }
     }
 
-    fn etcd_endpoint(&self) -> ComponentId {
-        self.etcd[self.etcd_index % self.etcd.len()]
-    }
-
+    /// Sends `txn` to etcd for `pending`; while every member refuses, it waits for the channel instead.
     fn send_etcd(&mut self, ctx: &mut Ctx, pending: Pending, txn: Txn) {
         let id = self.next_etcd_id;
         self.next_etcd_id += 1;
-        ctx.send(self.etcd_endpoint(), Payload::Etcd(EtcdMessage::Txn { request_id: id, txn: txn.clone() }));
         self.pending.insert(id, (pending, txn));
+        self.dispatch(ctx, id);
     }
 
-    /// The etcd member refused the connection: the client balancer tries the next endpoint.
-    fn retry_elsewhere(&mut self, ctx: &mut Ctx, request_id: u64) {
-        let Some((pending, txn)) = self.pending.remove(&request_id) else {
-            if Some(request_id) == self.etcd_watch {
-                self.fail_over(ctx);
-            }
-            return;
-        };
-        self.etcd_index += 1;
-        if self.etcd_index.is_multiple_of(self.etcd.len()) {
-            // Every endpoint refused: the request fails the way an unreachable etcd fails.
-            self.fail_pending(ctx, pending, Status::storage("context deadline exceeded"));
+    /// Sends pending request `id` to the member the client picks, or parks it until the channel is ready
+    /// (clientv3's `WaitForReady`): a client request then fails when its `--request-timeout` has passed.
+    fn dispatch(&mut self, ctx: &mut Ctx, id: u64) {
+        let Some((pending, txn)) = self.pending.get(&id) else { return };
+        if !self.etcd.is_down() {
+            let to = self.etcd.endpoint();
+            ctx.send(to, Payload::Etcd(EtcdMessage::Txn { request_id: id, txn: txn.clone() }));
+            self.sent_to.insert(id, to);
             return;
         }
-        self.send_etcd(ctx, pending, txn);
+        self.sent_to.remove(&id);
+        let client_request = !matches!(pending, Pending::InitialList | Pending::Health);
+        if client_request && self.deadlines.insert(id) {
+            ctx.timer(REQUEST_TIMEOUT_MS, TIMER_DEADLINE + id);
+        }
+        if let Some(ms) = self.etcd.schedule_reconnect() {
+            ctx.timer(ms, TIMER_RECONNECT);
+        }
     }
 
-    fn fail_over(&mut self, ctx: &mut Ctx) {
-        self.etcd_index += 1;
+    /// Pending request `id` is over (answered, or given up): forgets its routing and deadline.
+    fn forget(&mut self, id: u64) -> Option<(Pending, Txn)> {
+        self.sent_to.remove(&id);
+        self.deadlines.remove(&id);
+        self.pending.remove(&id)
+    }
+
+    /// An etcd member refused a request: the client tries the next member, or waits when all refused.
+    fn retry_elsewhere(&mut self, ctx: &mut Ctx, from: ComponentId, request_id: u64) {
+        self.etcd.refused(from);
+        if Some(request_id) == self.etcd_watch {
+            return self.rewatch(ctx);
+        }
+        if self.pending.contains_key(&request_id) {
+            self.dispatch(ctx, request_id);
+        }
+    }
+
+    /// The member `peer` went away (stopped, or its machine powered off): the watch on it and the requests
+    /// sent to it go to the next member, or wait for the channel.
+    fn member_gone(&mut self, ctx: &mut Ctx, peer: ComponentId) {
+        self.etcd.refused(peer);
+        self.rewatch(ctx);
+        let lost: Vec<u64> = self.sent_to.iter().filter(|(_, to)| **to == peer).map(|(id, _)| *id).collect();
+        for id in lost {
+            self.dispatch(ctx, id);
+        }
+    }
+
+    /// (Re)opens the etcd watch from the revision after the cache's, on the member the client picks; while
+    /// none will take it, it is opened on reconnect.
+    fn rewatch(&mut self, ctx: &mut Ctx) {
+        if self.etcd.is_down() {
+            self.watch_lost = true;
+            if let Some(ms) = self.etcd.schedule_reconnect() {
+                ctx.timer(ms, TIMER_RECONNECT);
+            }
+            return;
+        }
+        self.watch_lost = false;
         let watch_id = self.next_etcd_id;
         self.next_etcd_id += 1;
         self.etcd_watch = Some(watch_id);
         let start = self.cache.revision() + 1;
         ctx.send(
-            self.etcd_endpoint(),
+            self.etcd.endpoint(),
             Payload::Etcd(EtcdMessage::Watch { watch_id, prefix: "/registry/".into(), start_revision: start }),
         );
-        let resend: Vec<u64> = self.pending.keys().copied().collect();
-        for id in resend {
-            if let Some((p, t)) = self.pending.remove(&id) {
-                self.send_etcd(ctx, p, t);
-            }
+    }
+
+    /// The channel's reconnect backoff ran out: every member may be tried again, and what waited is sent.
+    fn reconnect(&mut self, ctx: &mut Ctx) {
+        self.etcd.reconnect();
+        if self.watch_lost && self.etcd_watch.is_some() {
+            self.rewatch(ctx);
+        }
+        let waiting: Vec<u64> = self.pending.keys().filter(|id| !self.sent_to.contains_key(id)).copied().collect();
+        for id in waiting {
+            self.dispatch(ctx, id);
+        }
+    }
+
+    /// A waiting request's `--request-timeout` passed: the timeout filter answers 504 with a `Status` body
+    /// written without a JSON content type (clients make their own error of it).
+    fn deadline_passed(&mut self, ctx: &mut Ctx, id: u64) {
+        if !self.deadlines.contains(&id) {
+            return;
+        }
+        if let Some((pending, _)) = self.forget(id) {
+            let timeout = ApiResponse::Raw { code: 504, body: REQUEST_TIMEOUT_BODY.to_string() };
+            self.fail_pending_with(ctx, pending, timeout);
         }
     }
 
     fn fail_pending(&mut self, ctx: &mut Ctx, pending: Pending, status: Status) {
+        if let Pending::Health = pending {
+            return self.health_done(ctx, Err(format!("error getting data from etcd: {}", status.message)));
+        }
+        self.fail_pending_with(ctx, pending, ApiResponse::Error(status))
+    }
+
+    /// Answers the client of a failed etcd request with `response`.
+    fn fail_pending_with(&mut self, ctx: &mut Ctx, pending: Pending, response: ApiResponse) {
         match pending {
             // The cacher's reflector backs off and lists again, for as long as it takes.
             Pending::InitialList => ctx.timer(crate::client::informer::RELIST_BACKOFF_MS, TIMER_RELIST),
-            Pending::Health => self.health_done(ctx, Err(format!("error getting data from etcd: {}", status.message))),
+            // The probe has its own timeout; an answer it cannot use is a failed probe.
+            Pending::Health => {
+                self.health_done(ctx, Err("error getting data from etcd: context deadline exceeded".into()))
+            }
             Pending::Read { client, request_id, .. }
             | Pending::ConsistentList { client, request_id, .. }
-            | Pending::ProxyPod { client, request_id, .. } => {
-                self.respond(ctx, client, request_id, ApiResponse::Error(status))
-            }
+            | Pending::ProxyPod { client, request_id, .. } => self.respond(ctx, client, request_id, response),
             Pending::Write { op, written } => {
                 if let Some(w) = &written {
                     self.charged.remove(&w.key());
                 }
-                self.respond_warned(ctx, op.client, op.request_id, ApiResponse::Error(status), op.warnings)
+                self.respond_warned(ctx, op.client, op.request_id, response, op.warnings)
             }
             Pending::NamespaceLookup { op } => {
-                self.respond_warned(ctx, op.client, op.request_id, ApiResponse::Error(status), op.warnings)
+                self.respond_warned(ctx, op.client, op.request_id, response, op.warnings)
             }
         }
     }
@@ -1163,7 +1257,7 @@ impl ApiServer {
     }
 
     fn on_etcd_result(&mut self, ctx: &mut Ctx, request_id: u64, result: Result<TxnResponse, crate::etcd::EtcdError>) {
-        let Some((pending, _)) = self.pending.remove(&request_id) else {
+        let Some((pending, _)) = self.forget(request_id) else {
             return;
         };
         let response = match result {
@@ -1179,7 +1273,7 @@ impl ApiServer {
                 self.etcd_watch = Some(watch_id);
                 let start = response.revision + 1;
                 ctx.send(
-                    self.etcd_endpoint(),
+                    self.etcd.endpoint(),
                     Payload::Etcd(EtcdMessage::Watch { watch_id, prefix: "/registry/".into(), start_revision: start }),
                 );
                 self.synced = true;
@@ -1222,7 +1316,7 @@ impl ApiServer {
                 ctx.timer_in_chain(CONSISTENT_LIST_WAIT_MS, TIMER_LIST_WAIT + id);
                 if let Some(watch_id) = self.etcd_watch {
                     // Writes outside /registry/ (etcdctl) move the revision without a watch event.
-                    ctx.send(self.etcd_endpoint(), Payload::Etcd(EtcdMessage::WatchProgress { watch_id }));
+                    ctx.send(self.etcd.endpoint(), Payload::Etcd(EtcdMessage::WatchProgress { watch_id }));
                 }
             }
             Pending::Health => self.health_done(ctx, Ok(())),

@@ -4,11 +4,15 @@
 
 use std::collections::BTreeMap;
 
-use crate::api::{ApiRequest, ApiResponse, Credentials};
+use crate::api::{ApiRequest, ApiResponse, Credentials, Status, Verb};
 use crate::sim::{ComponentId, Ctx, Payload, SimTime};
 
 use super::informer::{Change, Informer};
 use super::ClientError;
+
+/// What a call asked for, as client-go names it in an error it makes itself: (HTTP method, qualified
+/// resource, object name).
+type Target = (&'static str, String, String);
 
 /// Timer tokens at or above this belong to the connection (informer relists); components use smaller ones.
 pub const CONN_TIMER_BASE: u64 = 1 << 62;
@@ -29,7 +33,7 @@ pub struct ApiConn {
     next_id: u64,
     informers: Vec<Informer>,
     /// Calls in flight: request id → (tag, when sent).
-    calls: BTreeMap<u64, (u64, SimTime)>,
+    calls: BTreeMap<u64, (u64, SimTime, Target)>,
 }
 
 impl ApiConn {
@@ -102,7 +106,8 @@ impl ApiConn {
     pub fn call(&mut self, ctx: &mut Ctx, mut request: ApiRequest, tag: u64) -> u64 {
         let id = self.id();
         request.credentials = self.credentials.clone();
-        self.calls.insert(id, (tag, ctx.now));
+        let name = if request.verb == Verb::Create { String::new() } else { request.name.clone().unwrap_or_default() };
+        self.calls.insert(id, (tag, ctx.now, (request.verb.http_method(), request.resource.qualified(), name)));
         ctx.send(self.server, Payload::ApiRequest { request_id: id, request: Box::new(request) });
         id
     }
@@ -135,7 +140,13 @@ impl ApiConn {
         request_id: u64,
         result: Result<ApiResponse, ClientError>,
     ) -> Vec<Incoming> {
-        if let Some((tag, _)) = self.calls.remove(&request_id) {
+        if let Some((tag, _, (method, resource, name))) = self.calls.remove(&request_id) {
+            let result = match result {
+                Ok(ApiResponse::Raw { code, body }) if !(200..300).contains(&code) => {
+                    Ok(ApiResponse::Error(Status::unexpected_response(code, &body, Some((method, &resource, &name)))))
+                }
+                r => r,
+            };
             return vec![Incoming::Answer { tag, result }];
         }
         let Some(index) = self.informers.iter().position(|i| i.owns_request(request_id)) else { return Vec::new() };
@@ -169,11 +180,11 @@ impl ApiConn {
                 ctx.timer(ms, CONN_TIMER_BASE + index as u64);
             }
         }
-        let broken: Vec<u64> = self.calls.iter().filter(|(_, (_, sent))| *sent < since).map(|(id, _)| *id).collect();
+        let broken: Vec<u64> = self.calls.iter().filter(|(_, (_, sent, _))| *sent < since).map(|(id, _)| *id).collect();
         broken
             .into_iter()
             .filter_map(|id| self.calls.remove(&id))
-            .map(|(tag, _)| Incoming::Answer { tag, result: Err(ClientError::ConnectionReset) })
+            .map(|(tag, _, _)| Incoming::Answer { tag, result: Err(ClientError::ConnectionReset) })
             .collect()
     }
 

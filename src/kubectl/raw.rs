@@ -18,10 +18,6 @@ use serde_json::Value;
 use crate::api::{lookup, ApiResponse, Object, ResourceInfo, Verb, RESOURCES};
 
 use super::{Context, Failure};
-use crate::apiserver::validation::field::quote as go_quote;
-
-/// client-go's `maxUnstructuredResponseTextBytes`.
-const MAX_ERROR_BODY: usize = 2048;
 
 /// Runs `kubectl get --raw PATH` (the flag's value; other arguments already refused).
 pub async fn get_raw(ctx: &Context, raw: &str) -> Result<(), Failure> {
@@ -36,13 +32,13 @@ pub async fn get_raw(ctx: &Context, raw: &str) -> Result<(), Failure> {
             if let Some(n) = &name {
                 req = req.name(n);
             }
-            ctx.api.call(req).await?
+            ctx.api.call_raw(req).await?
         }
         Some(Err(())) => ApiResponse::Raw { code: 404, body: "404 page not found\n".into() },
         None => {
             let mut req = ctx.request(Verb::Get, lookup("namespaces").expect("namespaces are served"));
             req.non_resource_path = Some(raw.to_string());
-            ctx.api.call(req).await?
+            ctx.api.call_raw(req).await?
         }
     };
     match response {
@@ -120,24 +116,9 @@ fn list_json(info: Option<&'static ResourceInfo>, items: &[std::sync::Arc<Object
     )
 }
 
-/// client-go's `newUnstructuredResponseError` and apimachinery's `NewGenericServerResponse`, as kubectl's
-/// `StandardErrorMessage` prints them.
+/// client-go's `newUnstructuredResponseError` for a raw request, as kubectl's `StandardErrorMessage` prints it.
 pub fn unstructured_error(code: u16, body: &str) -> String {
-    let mut cut = body.len().min(MAX_ERROR_BODY);
-    while !body.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    let text = body[..cut].trim();
-    match code {
-        404 => "Error from server (NotFound): the server could not find the requested resource".into(),
-        503 => "Error from server (ServiceUnavailable): the server is currently unable to handle the request".into(),
-        504 => "Error from server (Timeout): the server was unable to return a response in the time allotted, but may still be processing the request".into(),
-        c if c >= 500 => format!(
-            "Error from server (InternalError): an error on the server ({}) has prevented the request from succeeding",
-            go_quote(text)
-        ),
-        c => format!("Error from server: the server responded with the status code {c} but did not return more information"),
-    }
+    crate::api::Status::unexpected_response(code, body, None).kubectl_line()
 }
 
 #[cfg(test)]
