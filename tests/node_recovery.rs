@@ -484,3 +484,30 @@ fn a_pod_whose_final_delete_met_an_apiserver_outage_is_deleted_once_the_apiserve
     let (out, code) = kubectl(&mut c, "get pod web");
     assert_eq!((out.as_str(), code), ("Error from server (NotFound): pods \"web\" not found\n", Some(1)));
 }
+
+#[test]
+fn a_static_pod_whose_old_container_outlived_a_reboot_starts_again_when_its_manifest_is_back() {
+    let mut c = Cluster::new_default(1);
+    c.advance_ms(20_000);
+    // etcd's manifest moved out while containerd is down: the kubelet cannot kill its container, and the
+    // machine then reboots, so containerd comes back knowing etcd's sandbox while the manifest is gone and
+    // the apiserver cannot list pods (no etcd).
+    c.stop("controlplane/containerd").unwrap();
+    c.advance_ms(5_000);
+    c.stop("etcd").unwrap();
+    c.advance_ms(10_000);
+    c.stop("controlplane").unwrap();
+    c.start("controlplane").unwrap();
+    c.advance_ms(30_000);
+    c.start("etcd").unwrap();
+    let (out, _) = sh(&mut c, "controlplane", "crictl ps --name etcd");
+    assert!(out.lines().nth(1).is_some_and(|l| l.contains(" Running ") && l.contains("etcd-controlplane")), "{out}");
+    let (journal, _) = sh(&mut c, "controlplane", "journalctl -u kubelet --no-pager");
+    let after_reboot = journal.rsplit("Started kubelet.service").next().unwrap_or_default();
+    assert!(
+        after_reboot.contains(r#""SyncLoop ADD" source="file" pods=["kube-system/etcd-controlplane"]"#),
+        "{journal}"
+    );
+    c.advance_ms(kubeglass::apiserver::etcd_client::RECONNECT_MAX_MS);
+    assert_eq!(node_status(&mut c, "controlplane"), "Ready");
+}

@@ -736,6 +736,15 @@ impl Kubelet {
                         self.log(ctx.now, 'I', "kubelet.go:2452", &add);
                     }
                 }
+                // A sandbox containerd kept from before a restart, with this static pod's uid: it is this pod.
+                Some(w) if w.orphan => {
+                    w.orphan = false;
+                    w.is_static = true;
+                    w.key = sp.key.clone();
+                    w.pod = PodRef::owned(sp.pod);
+                    self.log(ctx.now, 'I', "kubelet.go:2452", &add);
+                    touched.push(uid);
+                }
                 Some(_) => {}
                 None => {
                     let mut w = Worker::new(sp.key.clone(), PodRef::owned(sp.pod));
