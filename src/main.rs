@@ -15,11 +15,11 @@ const USAGE: &str = "usage:
                                  stop/start/crash NAME, wait DURATION, steps
   kubeglass url FILE             print the share-link fragment (#s=...) of a scenario
   kubeglass decode URL           print the scenario a share link holds
-  kubeglass check --seed N [--size small|full] [--faults all|tests] [--without F,..] [--shrink [--out FILE]]
+  kubeglass check --seed N [--size small|full] [--without F,..] [--shrink [--out FILE]]
                  [--hash] [--yaml]
                                  one seeded run of random faults under the safety invariants, then the
                                  convergence checks; --shrink writes a minimal failing scenario file
-  kubeglass check --seeds N [--from S] [--size small|full] [--faults all|tests] [--without F,..]
+  kubeglass check --seeds N [--from S] [--size small|full] [--without F,..]
                                  N seeded runs from seed S (default 0), and a summary
   kubeglass check --file FILE    a scenario file (one --shrink wrote) under the invariants and convergence checks
   kubeglass bench [--nodes N] [--pods N] [--creates N] [--workers N] [--watchers N] [--puts N] [--fanout-puts N]
@@ -98,7 +98,6 @@ struct CheckArgs {
     hash: bool,
     yaml: bool,
     without: String,
-    test_faults: bool,
 }
 
 fn check_args(words: &[&str]) -> Result<CheckArgs, String> {
@@ -113,7 +112,6 @@ fn check_args(words: &[&str]) -> Result<CheckArgs, String> {
         hash: false,
         yaml: false,
         without: String::new(),
-        test_faults: false,
     };
     let mut it = words.iter();
     let number = |flag: &str, v: Option<&&str>| -> Result<u64, String> {
@@ -131,11 +129,6 @@ fn check_args(words: &[&str]) -> Result<CheckArgs, String> {
             "--shrink" => a.shrink = true,
             "--hash" => a.hash = true,
             "--yaml" => a.yaml = true,
-            "--faults" => match it.next().copied() {
-                Some("all") => a.test_faults = false,
-                Some("tests") => a.test_faults = true,
-                v => return Err(format!("--faults is all or tests, not {v:?}")),
-            },
             "--without" => a.without = it.next().ok_or("--without needs fault names")?.to_string(),
             "--out" => a.out = Some(it.next().ok_or("--out needs a file")?.to_string()),
             "--file" => a.file = Some(it.next().ok_or("--file needs a file")?.to_string()),
@@ -155,8 +148,7 @@ fn check(words: &[&str]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let base = if a.test_faults { check::Faults::for_tests() } else { check::Faults::ALL };
-    let faults = match base.without(&a.without) {
+    let faults = match check::Faults::ALL.without(&a.without) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("{e}");
@@ -164,9 +156,6 @@ fn check(words: &[&str]) -> ExitCode {
         }
     };
     let mut flags = format!("--size {}", a.size.as_str());
-    if a.test_faults {
-        flags.push_str(" --faults tests");
-    }
     if !a.without.is_empty() {
         flags.push_str(&format!(" --without {}", a.without));
     }
@@ -226,8 +215,10 @@ fn check(words: &[&str]) -> ExitCode {
     print!("{}", check::describe(&s, &failure, &replay));
     if a.shrink {
         let name = failure.name();
+        let signature = failure.signature();
         eprintln!("shrinking {} steps (each candidate is a whole run) ...", s.steps.len());
-        let (min, runs) = check::shrink::shrink(&s, |c| check::run(c).failure.is_some_and(|f| f.name() == name));
+        let (min, runs) =
+            check::shrink::shrink(&s, |c| check::run(c).failure.is_some_and(|f| f.signature() == signature));
         let out = a.out.clone().unwrap_or_else(|| format!("check-seed-{}.yaml", s.seed));
         let min = scenario::Scenario {
             name: format!("check-seed-{}-shrunk", s.seed),

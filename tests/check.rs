@@ -1,16 +1,15 @@
-//! `kubeglass check` in the test suite: a fixed set of 200 small seeds (the test suite's faults, see
-//! `Faults::for_tests`) each keeps every safety invariant after every delivery and converges once the faults
-//! end; a seed gives the same run twice; and the scenario files that runs found and shrinking cut down
+//! `kubeglass check` in the test suite: a fixed set of 200 small seeds, drawing every fault, each keeps every
+//! safety invariant after every delivery and converges once the faults end; a seed gives the same run twice; and the scenario files that runs found and shrinking cut down
 //! (`tests/scenarios/check/`) pass once their bug was fixed.
 
 use kubeglass::check::{self, Faults, Size};
 
-const FLAGS: &str = "--size small --faults tests";
+const FLAGS: &str = "--size small";
 
 fn seeds(range: std::ops::Range<u64>) {
     let mut failed = Vec::new();
     for seed in range {
-        let s = check::generate(seed, Size::Small, Faults::for_tests());
+        let s = check::generate(seed, Size::Small, Faults::ALL);
         let o = check::run(&s);
         if let Some(f) = &o.failure {
             failed.push(check::describe(&s, f, &check::replay_command(seed, FLAGS)));
@@ -41,7 +40,7 @@ fn small_seeds_150_to_199_keep_every_invariant_and_converge() {
 
 #[test]
 fn a_seed_gives_the_same_run_twice_and_seeds_differ() {
-    let run = |seed| check::run_seed(seed, Size::Small, Faults::for_tests());
+    let run = |seed| check::run_seed(seed, Size::Small, Faults::ALL);
     let (a, b) = (run(3), run(3));
     assert_eq!((a.trace_hash, a.deliveries, a.end_ms), (b.trace_hash, b.deliveries, b.end_ms));
     assert!(a.checks > 1_000, "the invariants were checked: {}", a.checks);

@@ -34,8 +34,8 @@ impl Size {
 /// The user the workload's RBAC lets read pods in `default` (and nothing else).
 pub const USER: &str = "dev";
 
-/// Which faults the generator draws from. Everything is on by default; a fault whose recovery another part of
-/// issue 11 is still fixing can be left out of the fixed test seed set (see [`Faults::for_tests`]).
+/// Which faults the generator draws from: everything by default (`--without` leaves some out, to tell which
+/// fault a failure needs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Faults {
     pub control_plane: bool,
@@ -79,15 +79,6 @@ impl Faults {
             }
         }
         Ok(self)
-    }
-
-    /// The faults the fixed test seed set draws (`--faults tests`): all but etcd losing quorum (every member
-    /// of a one-member cluster, or a majority, stopped or crashed). With etcd gone the apiserver fails a
-    /// request at once when every endpoint refuses it, where the real etcd client waits for a connection
-    /// until the request's deadline, and its clients retry at once: small seeds 18 and 24 with every fault
-    /// pass, but take about 10 million deliveries for under 4 simulated minutes, too slow for the suite.
-    pub fn for_tests() -> Faults {
-        Faults { etcd_quorum_loss: false, ..Faults::ALL }
     }
 }
 

@@ -265,8 +265,11 @@ impl EtcdRevisions {
 
 #[derive(Debug, Default)]
 pub struct WatchOrder {
-    /// (watcher, watch id) → the resource watched and the last revision delivered.
-    watches: BTreeMap<(String, u64), (String, u64)>,
+    /// (watcher, watch id) → the resource watched, the last revision delivered, and for a watch of every
+    /// object of its resource (no selector) the etcd key prefix it covers.
+    watches: BTreeMap<(String, u64), (String, u64, Option<String>)>,
+    /// The keys etcd committed at each revision, as the apiserver's etcd watch received them.
+    committed: BTreeMap<u64, Vec<String>>,
     ended: BTreeSet<(String, u64)>,
     /// (watcher, resource) that got 410 Gone and has not listed since.
     must_relist: BTreeSet<(String, String)>,
@@ -287,9 +290,35 @@ impl WatchOrder {
         })
     }
 
-    /// A watch on `resource` started for `who` with id `id`.
-    pub fn started(&mut self, who: &str, id: u64, resource: &str) {
-        self.watches.insert((who.to_string(), id), (resource.to_string(), 0));
+    /// A watch on `resource` started for `who` with id `id`; `prefix` is the etcd key prefix of the objects it
+    /// covers when it has no selector (it must then deliver every event under it, without gaps).
+    pub fn started(&mut self, who: &str, id: u64, resource: &str, prefix: Option<String>) {
+        self.watches.insert((who.to_string(), id), (resource.to_string(), 0, prefix));
+    }
+
+    /// Whether watch `id` of `who` is known (started, or seen delivering).
+    pub fn knows(&self, who: &str, id: u64) -> bool {
+        self.watches.contains_key(&(who.to_string(), id)) || self.ended.contains(&(who.to_string(), id))
+    }
+
+    /// etcd committed a change of `key` at `revision` (the apiserver's etcd watch delivered it).
+    pub fn committed(&mut self, revision: u64, key: &str) {
+        let keys = self.committed.entry(revision).or_default();
+        if !keys.iter().any(|k| k == key) {
+            keys.push(key.to_string());
+        }
+    }
+
+    /// A change that watch `entry` should have delivered between its last revision and `upto`, if any.
+    fn skipped(&self, entry: &(String, u64, Option<String>), upto: std::ops::Bound<u64>) -> Option<(u64, String)> {
+        let prefix = entry.2.as_deref()?;
+        if entry.1 == 0 {
+            return None;
+        }
+        let range = (std::ops::Bound::Excluded(entry.1), upto);
+        self.committed
+            .range(range)
+            .find_map(|(rev, keys)| keys.iter().find(|k| k.starts_with(prefix)).map(|k| (*rev, k.clone())))
     }
 
     /// Watch `id` of `who` delivered an event (`kind` ADDED, MODIFIED, DELETED, BOOKMARK or ERROR) at
@@ -299,7 +328,23 @@ impl WatchOrder {
         if self.ended.contains(&key) {
             return broken(WATCH_ORDER, format!("watch {id} of {who} delivered {kind} after its ERROR"));
         }
-        let entry = self.watches.entry(key.clone()).or_insert_with(|| (String::new(), 0));
+        let entry = self.watches.entry(key.clone()).or_insert_with(|| (String::new(), 0, None)).clone();
+        let gap = match kind {
+            "ERROR" => None,
+            "BOOKMARK" => self.skipped(&entry, std::ops::Bound::Included(revision)),
+            _ => self.skipped(&entry, std::ops::Bound::Excluded(revision)),
+        };
+        if let Some((skipped, object)) = gap.filter(|_| revision > entry.1) {
+            return broken(
+                WATCH_ORDER,
+                format!(
+                    "watch {id} of {who} on {} delivered {kind} at revision {revision} after revision {} but not \
+                     the change of {object} at revision {skipped}",
+                    entry.0, entry.1
+                ),
+            );
+        }
+        let entry = self.watches.get_mut(&key).expect("just inserted");
         match kind {
             "ERROR" => {
                 let resource = entry.0.clone();
@@ -562,7 +607,7 @@ mod tests {
     fn watch_order_catches_out_of_order_events_events_after_error_and_watching_without_relist() {
         let mut w = WatchOrder::default();
         let k = "kube-scheduler#1";
-        w.started(k, 1, "pods");
+        w.started(k, 1, "pods", None);
         assert_eq!(w.event(k, 1, "ADDED", 10, false), None);
         assert_eq!(w.event(k, 1, "BOOKMARK", 10, false), None);
         assert_eq!(w.event(k, 1, "MODIFIED", 12, false), None);
@@ -586,6 +631,39 @@ mod tests {
         assert_eq!(w.watch_requested(k, "pods", None), None);
         w.listed(k, "pods");
         assert_eq!(w.watch_requested(k, "pods", Some(30)), None);
+    }
+
+    #[test]
+    fn watch_order_catches_a_change_a_watch_of_every_object_skipped() {
+        let mut w = WatchOrder::default();
+        let k = "kube-controller-manager#1";
+        w.started(k, 1, "pods", Some("/registry/pods/".into()));
+        w.started(k, 2, "pods", Some("/registry/pods/default/".into()));
+        // A watch with a selector may skip what it does not select.
+        w.started(k, 3, "pods", None);
+        for (rev, key) in
+            [(10, "/registry/pods/default/a"), (11, "/registry/pods/other/b"), (12, "/registry/pods/default/a")]
+        {
+            w.committed(rev, key);
+        }
+        w.committed(13, "/registry/configmaps/default/c");
+        w.committed(14, "/registry/pods/default/a");
+        assert_eq!(w.event(k, 1, "ADDED", 10, false), None);
+        assert_eq!(w.event(k, 1, "MODIFIED", 11, false), None);
+        let v = w.event(k, 1, "MODIFIED", 14, false).expect("12 skipped");
+        assert_eq!(v.invariant, "watch-order");
+        assert_eq!(
+            v.detail,
+            "watch 1 of kube-controller-manager#1 on pods delivered MODIFIED at revision 14 after revision 11 but not the \
+             change of /registry/pods/default/a at revision 12"
+        );
+        // The namespace's watch never covered revision 11; a bookmark vouches for everything up to it.
+        assert_eq!(w.event(k, 2, "ADDED", 10, false), None);
+        assert_eq!(w.event(k, 2, "MODIFIED", 12, false), None);
+        assert_eq!(w.event(k, 2, "BOOKMARK", 13, false), None);
+        assert!(w.event(k, 2, "BOOKMARK", 14, false).is_some(), "the change at 14 was not delivered");
+        assert_eq!(w.event(k, 3, "ADDED", 10, false), None);
+        assert_eq!(w.event(k, 3, "MODIFIED", 14, false), None);
     }
 
     #[test]

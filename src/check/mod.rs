@@ -34,8 +34,29 @@ pub enum Failure {
 }
 
 impl Failure {
-    /// What broke, by name: the invariant, or `convergence:` and the checks that never held. Shrinking keeps a
-    /// candidate only when it fails with the same name.
+    /// What broke and where, for shrinking: a candidate is kept only when it fails the same way. An invariant
+    /// is named with the subject its report starts with (`pod default/web-1`, `watch 3`); a convergence
+    /// failure by each unmet check and what it was about (`deployments-available(deployment default/web)`),
+    /// without the counts and states that vary from run to run.
+    pub fn signature(&self) -> String {
+        let subject = |detail: &str| {
+            let words: Vec<&str> = detail.split_whitespace().take(2).collect();
+            words.join(" ").trim_end_matches(':').to_string()
+        };
+        match self {
+            Failure::Invariant { found, .. } => {
+                format!("{}({})", found.violation.invariant, subject(&found.violation.detail))
+            }
+            Failure::Converge { unmet, .. } => {
+                let mut each: Vec<String> = unmet.iter().map(|(n, d)| format!("{n}({})", subject(d))).collect();
+                each.sort();
+                each.dedup();
+                format!("convergence: {}", each.join(", "))
+            }
+        }
+    }
+
+    /// What broke, by name: the invariant, or `convergence:` and the checks that never held.
     pub fn name(&self) -> String {
         match self {
             Failure::Invariant { found, .. } => found.violation.invariant.to_string(),
@@ -183,7 +204,7 @@ fn uncordon(cluster: &mut Cluster) {
     }
 }
 
-/// The command that replays seed `seed`; `flags` are the generator's (`--size small --faults tests`).
+/// The command that replays seed `seed`; `flags` are the generator's (`--size small`).
 pub fn replay_command(seed: u64, flags: &str) -> String {
     format!("kubeglass check --seed {seed} {flags}").trim_end().to_string()
 }
@@ -289,5 +310,49 @@ impl Summary {
             let _ = writeln!(out, "  seed {seed}: {name}   (replay: {})", replay_command(*seed, flags));
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn converge(unmet: &[(&str, &str)]) -> Failure {
+        Failure::Converge {
+            unmet: unmet.iter().map(|(n, d)| (n.to_string(), d.to_string())).collect(),
+            at_ms: 0,
+            recent: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_signature_names_what_failed_not_the_counts_that_vary() {
+        let a = converge(&[("deployments-available", "deployment default/web: 2 available, 3 updated of 3; pods: …")]);
+        let b = converge(&[("deployments-available", "deployment default/web: 1 available, 2 updated of 3; pods: …")]);
+        let other = converge(&[("deployments-available", "deployment default/api: 2 available, 3 updated of 3")]);
+        assert_eq!(a.signature(), "convergence: deployments-available(deployment default/web)");
+        assert_eq!(a.signature(), b.signature());
+        assert_ne!(a.signature(), other.signature());
+        assert_eq!(a.name(), other.name(), "the name alone cannot tell them apart");
+        let both = converge(&[
+            ("static-pods-mirrored", "manifest /etc/kubernetes/manifests/etcd.yaml has no mirror pod"),
+            ("nodes-ready", "node controlplane Ready=absent"),
+        ]);
+        assert_eq!(
+            both.signature(),
+            "convergence: nodes-ready(node controlplane), static-pods-mirrored(manifest /etc/kubernetes/manifests/etcd.yaml)"
+        );
+        let found = |detail: &str| Failure::Invariant {
+            found: observer::Found {
+                violation: invariants::Violation { invariant: "bind-once", detail: detail.into() },
+                at_ms: 0,
+                recent: Vec::new(),
+            },
+            step: None,
+        };
+        assert_eq!(
+            found("pod default/a (uid u) was bound to n1 and is now on n2").signature(),
+            "bind-once(pod default/a)"
+        );
     }
 }

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::invariants::{self as inv, Violation};
 use crate::api::{ApiResponse, Kind, Object, Verb, WatchEventType};
 use crate::cluster::{Cluster, Observer};
+use crate::etcd::EtcdMessage;
 use crate::sim::{Command, ComponentId, Envelope, Payload};
 
 /// What a request to the apiserver asked, kept until its answer leaves.
@@ -16,6 +17,8 @@ use crate::sim::{Command, ComponentId, Envelope, Payload};
 struct Asked {
     verb: Verb,
     resource: &'static str,
+    /// A watch of every object of its resource (in its namespace): the etcd key prefix it covers.
+    prefix: Option<String>,
     subresource: Option<String>,
     namespace: Option<String>,
     name: Option<String>,
@@ -92,7 +95,7 @@ impl Checker {
         match response {
             ApiResponse::WatchStarted { watch_id } => {
                 let who = Self::who(cluster, to);
-                self.watches.started(&who, *watch_id, asked.resource);
+                self.watches.started(&who, *watch_id, asked.resource, asked.prefix);
             }
             ApiResponse::Object(o) if is_write(asked.verb) => self.write_acked(cluster, &asked, o),
             _ => {}
@@ -175,14 +178,32 @@ impl Observer for Checker {
                     Asked {
                         verb: request.verb,
                         resource,
+                        prefix: (request.verb == Verb::Watch
+                            && request.params.label_selector.as_deref().is_none_or(str::is_empty)
+                            && request.params.field_selector.as_deref().is_none_or(str::is_empty))
+                        .then(|| request.resource.prefix(request.namespace.as_deref())),
                         subresource: request.subresource.clone(),
                         namespace: request.namespace.clone(),
                         name: request.name.clone(),
                     },
                 );
             }
+            Payload::Etcd(EtcdMessage::WatchEvents { events, .. }) if env.to == cluster.apiserver_id() => {
+                for e in events {
+                    self.watches.committed(e.kv.mod_revision, &e.kv.key);
+                }
+            }
             Payload::WatchEvent { watch_id, event } if env.from == cluster.apiserver_id() => {
                 let who = Self::who(cluster, env.to);
+                if !self.watches.knows(&who, *watch_id) {
+                    // A watch opened before the checker was attached (at install): the apiserver's own record of it.
+                    if let Some(w) = cluster.apiserver().and_then(|a| a.cache().watcher(*watch_id)) {
+                        let every = w.labels.is_empty() && w.fields.terms.is_empty();
+                        let info = w.kind.info();
+                        let prefix = every.then(|| info.prefix(w.namespace.as_deref()));
+                        self.watches.started(&who, *watch_id, info.resource, prefix);
+                    }
+                }
                 let gone = event.status.as_ref().is_some_and(|s| s.code == 410);
                 let v = self.watches.event(&who, *watch_id, event.kind.as_str(), event.resource_version, gone);
                 self.record(cluster, v);

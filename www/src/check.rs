@@ -12,7 +12,7 @@ pub fn requested(query: &str) -> Option<u64> {
 
 /// Runs the seed and returns the element's HTML.
 pub fn run(seed: u64) -> String {
-    let o = check::run_seed(seed, Size::Small, Faults::for_tests());
+    let o = check::run_seed(seed, Size::Small, Faults::ALL);
     let verdict = o.failure.as_ref().map_or_else(|| "passed".to_string(), check::Failure::name);
     format!(
         "<pre id=\"check\" data-seed=\"{seed}\" data-trace-hash=\"{:016x}\" data-deliveries=\"{}\" \
