@@ -1163,7 +1163,9 @@ impl Cluster {
             })
             .collect();
         let recent = crate::view::recent::recent_deliveries(&self.kernel, crate::view::recent::RECENT_IN_VIEW);
-        let mut view = View { time_ms: self.kernel.now().ms(), components, in_flight, recent, ..View::default() };
+        let powered_off = self.powered_off.iter().cloned().collect();
+        let mut view =
+            View { time_ms: self.kernel.now().ms(), components, in_flight, recent, powered_off, ..View::default() };
         if let Some(a) = self.apiserver() {
             crate::view::fill_workloads(&mut view, a.cache());
         }

@@ -24,6 +24,9 @@ pub struct View {
     pub recent: Vec<recent::DeliveryView>,
     /// Each etcd member: its role, term and how far its copy of the data has come.
     pub etcd: Vec<EtcdMemberView>,
+    /// The machines that are powered off (nothing on them can be started until they are on again).
+    #[serde(default)]
+    pub powered_off: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -31,6 +31,8 @@ pub enum Item {
     Crash,
     PowerOff,
     PowerOn,
+    /// A part of a powered-off machine: only powering the machine on can start it.
+    PowerOnItsNode,
     Cordon,
     Uncordon,
     Drain,
@@ -44,6 +46,7 @@ impl Item {
             Item::Crash => "Crash (it is restarted)",
             Item::PowerOff => "Power off",
             Item::PowerOn => "Power on",
+            Item::PowerOnItsNode => "Power on its node (it is off)",
             Item::Cordon => "Cordon",
             Item::Uncordon => "Uncordon",
             Item::Drain => "Drain",
@@ -59,13 +62,22 @@ fn is_node(view: &View, name: &str) -> bool {
 
 /// What the menu of `name` offers, given the cluster now.
 pub fn items(view: &View, name: &str) -> Vec<Item> {
+    let off = |node: &str| view.powered_off.iter().any(|n| n == node);
     if is_node(view, name) {
         let parts = [format!("{name}/kubelet"), format!("{name}/containerd"), format!("{name}/kube-proxy")];
         let all_running = parts.iter().all(|p| view.components.iter().any(|c| &c.name == p && c.running));
         let cordoned = view.nodes.iter().any(|n| n.name == name && n.status.contains("SchedulingDisabled"));
-        let power = if all_running { Item::PowerOff } else { Item::PowerOn };
         let cordon = if cordoned { Item::Uncordon } else { Item::Cordon };
-        return vec![power, cordon, Item::Drain];
+        // A machine that is on but has services stopped by hand: starting it starts them, without a reboot.
+        let power = match (off(name), all_running) {
+            (true, _) => vec![Item::PowerOn],
+            (false, true) => vec![Item::PowerOff],
+            (false, false) => vec![Item::Start, Item::PowerOff],
+        };
+        return power.into_iter().chain([cordon, Item::Drain]).collect();
+    }
+    if node_of(view, name).is_some_and(|n| off(&n)) {
+        return vec![Item::PowerOnItsNode];
     }
     let running = match name {
         "etcd" => view.components.iter().filter(|c| c.role == "etcd").all(|c| c.running),
@@ -76,6 +88,11 @@ pub fn items(view: &View, name: &str) -> Vec<Item> {
     } else {
         vec![Item::Start]
     }
+}
+
+/// The machine component `name` runs on, if any.
+fn node_of(view: &View, name: &str) -> Option<String> {
+    view.components.iter().find(|c| c.name == name).and_then(|c| c.node.clone())
 }
 
 /// Does `item` to `name`, through the session.
@@ -90,6 +107,14 @@ fn act(sim: Sim, name: &str, item: Item) {
         Item::Stop | Item::PowerOff => component("stop", sim.act(|s| s.stop(name))),
         Item::Start | Item::PowerOn => component("start", sim.act(|s| s.start(name))),
         Item::Crash => component("crash", sim.act(|s| s.crash(name))),
+        Item::PowerOnItsNode => {
+            if let Some(node) = sim.view().with_untracked(|v| node_of(v, name)) {
+                sim.print("info", format!("# start {node}"));
+                if let Some(Err(e)) = sim.act(|s| s.start(&node)) {
+                    sim.print("output", e);
+                }
+            }
+        }
         Item::Cordon => sim.run_command(&format!("kubectl cordon {name}")),
         Item::Uncordon => sim.run_command(&format!("kubectl uncordon {name}")),
         Item::Drain => {
@@ -243,7 +268,22 @@ mod tests {
         s.cluster_mut().advance_ms(2_000);
         let view = s.cluster().view();
         assert_eq!(items(&view, "kube-scheduler"), vec![Item::Start]);
-        assert_eq!(items(&view, "node02"), vec![Item::PowerOn, Item::Cordon, Item::Drain]);
+        assert_eq!(items(&view, "node02"), vec![Item::Start, Item::PowerOff, Item::Cordon, Item::Drain]);
         assert_eq!(items(&view, "node01"), vec![Item::PowerOff, Item::Uncordon, Item::Drain]);
+    }
+
+    #[test]
+    fn a_powered_off_machine_offers_power_on_and_its_parts_offer_nothing_else() {
+        let mut s = Session::new_default();
+        s.stop("node01").unwrap();
+        let view = s.cluster().view();
+        assert_eq!(view.powered_off, vec!["node01".to_string()]);
+        assert_eq!(items(&view, "node01"), vec![Item::PowerOn, Item::Cordon, Item::Drain]);
+        assert_eq!(items(&view, "node01/kubelet"), vec![Item::PowerOnItsNode]);
+        assert_eq!(items(&view, "node02/kubelet"), vec![Item::Stop, Item::Crash]);
+        s.start("node01").unwrap();
+        let view = s.cluster().view();
+        assert!(view.powered_off.is_empty());
+        assert_eq!(items(&view, "node01/kubelet"), vec![Item::Stop, Item::Crash]);
     }
 }
