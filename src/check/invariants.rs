@@ -151,7 +151,15 @@ impl History for crate::etcd::store::Store {
 #[derive(Debug, Default)]
 pub struct AckedWrites {
     acked: BTreeMap<u64, BTreeSet<String>>,
+    /// Since when (simulated ms) the leader has not applied an acknowledged revision yet.
+    unapplied_since: Option<u64>,
+    /// The first acknowledged revision the leader has not applied yet, to check again.
+    retry_from: Option<u64>,
 }
+
+/// How long a new etcd leader may take to apply its predecessor's committed entries (Raft: it learns they are
+/// committed only once it commits an entry of its own term) before an acknowledged write counts as lost.
+pub const UNAPPLIED_GRACE_MS: u64 = 5_000;
 
 impl AckedWrites {
     pub fn ack(&mut self, key: &str, revision: u64) {
@@ -166,13 +174,25 @@ impl AckedWrites {
         self.acked.is_empty()
     }
 
-    /// Checks the acknowledged writes at or after `from` against the leader's history; those compacted away
-    /// are forgotten.
-    pub fn check(&mut self, leader: &dyn History, from: u64) -> Option<Violation> {
+    /// The revision to check again from at a later step, while the leader has not applied them all yet.
+    pub fn retry_from(&self) -> Option<u64> {
+        self.retry_from
+    }
+
+    /// Checks the acknowledged writes at or after `from` against the leader's history at `now_ms`; those
+    /// compacted away are forgotten. A revision beyond the leader's is given [`UNAPPLIED_GRACE_MS`] to appear
+    /// (see [`AckedWrites::retry_from`]).
+    pub fn check(&mut self, leader: &dyn History, from: u64, now_ms: u64) -> Option<Violation> {
         let compact = leader.compact_revision();
         self.acked = self.acked.split_off(&(compact + 1));
+        self.retry_from = None;
         for (&rev, keys) in self.acked.range(from.max(compact + 1)..) {
             if rev > leader.revision() {
+                let since = *self.unapplied_since.get_or_insert(now_ms);
+                if now_ms.saturating_sub(since) < UNAPPLIED_GRACE_MS {
+                    self.retry_from = Some(rev);
+                    return None;
+                }
                 let key = keys.iter().next().cloned().unwrap_or_default();
                 return broken(
                     ACKED_WRITES_DURABLE,
@@ -190,6 +210,7 @@ impl AckedWrites {
                 );
             }
         }
+        self.unapplied_since = None;
         None
     }
 }
@@ -555,21 +576,34 @@ mod tests {
                 (6, vec!["/registry/configmaps/default/b".to_string()]),
             ]),
         };
-        assert_eq!(w.check(&h, 0), None);
+        assert_eq!(w.check(&h, 0, 0), None);
         // A new leader whose revision 6 is another write: b was lost.
         h.at.insert(6, vec!["/registry/pods/default/x".into()]);
-        let v = w.check(&h, 0).expect("lost");
+        let v = w.check(&h, 0, 0).expect("lost");
         assert_eq!(v.invariant, "acked-writes-durable");
         assert_eq!(
             v.detail,
             "/registry/configmaps/default/b was acknowledged at revision 6; the etcd leader's revision 6 changed [\"/registry/pods/default/x\"]"
         );
-        // A leader behind the acknowledged revision lost it too.
+        // A leader behind the acknowledged revision may still be applying its predecessor's entries: it gets
+        // the grace period, then the write counts as lost.
         h.revision = 5;
-        assert!(w.check(&h, 0).unwrap().detail.contains("the etcd leader is at revision 5"));
+        h.at.insert(6, vec!["/registry/configmaps/default/b".into()]);
+        assert_eq!(w.check(&h, 0, 1_000), None);
+        assert_eq!(w.retry_from(), Some(6));
+        assert_eq!(w.check(&h, 6, 1_000 + UNAPPLIED_GRACE_MS - 1), None);
+        let v = w.check(&h, 6, 1_000 + UNAPPLIED_GRACE_MS).expect("never applied");
+        assert_eq!(
+            v.detail,
+            "/registry/configmaps/default/b was acknowledged at revision 6; the etcd leader is at revision 5"
+        );
+        // Applied in time: nothing owed, and the grace starts over.
+        h.revision = 6;
+        assert_eq!(w.check(&h, 0, 20_000), None);
+        assert_eq!(w.retry_from(), None);
         // Once compacted past, nothing is owed.
         h.compact = 6;
-        assert_eq!(w.check(&h, 0), None);
+        assert_eq!(w.check(&h, 0, 0), None);
         assert!(w.is_empty());
     }
 

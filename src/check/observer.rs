@@ -263,8 +263,11 @@ impl Observer for Checker {
             if let Some(m) = self.leader.and_then(|(l, _)| cluster.etcd_member(l)) {
                 if cluster.etcd_running(self.leader.map_or(0, |l| l.0)) {
                     self.ack_from = None;
-                    let v = self.acked.check(m.store(), from);
+                    let v = self.acked.check(m.store(), from, cluster.now().ms());
                     self.record(cluster, v);
+                    if let Some(rev) = self.acked.retry_from() {
+                        self.ack_from = Some(self.ack_from.map_or(rev, |f| f.min(rev)));
+                    }
                 }
             }
         }
