@@ -15,11 +15,11 @@ use std::collections::BTreeSet;
 
 use crate::sim::{ComponentId, Rng};
 
-/// gRPC's connection backoff (`backoff.DefaultConfig`): base delay, multiplier, jitter, maximum.
+/// gRPC's connection backoff (`backoff.DefaultConfig`): base delay, multiplier 1.6 (as 16/10), jitter ±20 %
+/// (in per mille), maximum. Integer arithmetic, so every platform draws the same delays.
 pub const RECONNECT_BASE_MS: u64 = 1_000;
-pub const RECONNECT_MULTIPLIER: f64 = 1.6;
-pub const RECONNECT_JITTER: f64 = 0.2;
 pub const RECONNECT_MAX_MS: u64 = 120_000;
+const JITTER_PER_MILLE: u64 = 200;
 
 /// The channel to the etcd members.
 #[derive(Debug)]
@@ -29,8 +29,8 @@ pub struct EtcdClient {
     index: usize,
     /// Members that refused since the channel last reconnected.
     refusing: BTreeSet<ComponentId>,
-    /// Reconnect attempts since a member last answered.
-    attempts: u32,
+    /// The backoff of the next reconnect attempt, before jitter (the base once a member answered).
+    backoff_ms: u64,
     /// A reconnect is scheduled.
     reconnecting: bool,
     rng: Rng,
@@ -38,7 +38,14 @@ pub struct EtcdClient {
 
 impl EtcdClient {
     pub fn new(endpoints: Vec<ComponentId>, rng: Rng) -> EtcdClient {
-        EtcdClient { endpoints, index: 0, refusing: BTreeSet::new(), attempts: 0, reconnecting: false, rng }
+        EtcdClient {
+            endpoints,
+            index: 0,
+            refusing: BTreeSet::new(),
+            backoff_ms: RECONNECT_BASE_MS,
+            reconnecting: false,
+            rng,
+        }
     }
 
     /// A new process: a new channel, starting with the first member, no backoff, no reconnect scheduled (the
@@ -46,7 +53,7 @@ impl EtcdClient {
     pub fn reset(&mut self) {
         self.index = 0;
         self.refusing.clear();
-        self.attempts = 0;
+        self.backoff_ms = RECONNECT_BASE_MS;
         self.reconnecting = false;
     }
 
@@ -68,7 +75,7 @@ impl EtcdClient {
     /// A member answered: the channel is up and its backoff starts again from the base delay.
     pub fn answered(&mut self, from: ComponentId) {
         self.refusing.remove(&from);
-        self.attempts = 0;
+        self.backoff_ms = RECONNECT_BASE_MS;
     }
 
     /// `from` refused a request (or the connection to it broke). Moves on to a member that has not refused,
@@ -90,13 +97,11 @@ impl EtcdClient {
             return None;
         }
         self.reconnecting = true;
-        let backoff =
-            (RECONNECT_BASE_MS as f64 * RECONNECT_MULTIPLIER.powi(self.attempts as i32)).min(RECONNECT_MAX_MS as f64);
-        self.attempts += 1;
+        let backoff = self.backoff_ms;
+        self.backoff_ms = (backoff * 16 / 10).min(RECONNECT_MAX_MS);
         // A uniform factor in [1 - jitter, 1 + jitter], drawn from the seeded generator.
-        let unit = self.rng.below(1_000_001) as f64 / 1_000_000.0;
-        let factor = 1.0 + RECONNECT_JITTER * (2.0 * unit - 1.0);
-        Some((backoff * factor).round() as u64)
+        let per_mille = 1_000 - JITTER_PER_MILLE + self.rng.below(2 * JITTER_PER_MILLE + 1);
+        Some(backoff * per_mille / 1_000)
     }
 
     /// The reconnect timer fired: every member may be tried again, starting with the next one.

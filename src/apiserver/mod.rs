@@ -151,6 +151,8 @@ pub struct ApiServer {
     sent_to: BTreeMap<u64, ComponentId>,
     /// Waiting requests whose `--request-timeout` deadline is armed.
     deadlines: std::collections::BTreeSet<u64>,
+    /// The member the etcd watch is open on.
+    watch_member: Option<ComponentId>,
     /// The etcd watch broke while no member would take it: it is opened again on reconnect.
     watch_lost: bool,
     next_etcd_id: u64,
@@ -200,6 +202,7 @@ impl ApiServer {
             pending: BTreeMap::new(),
             sent_to: BTreeMap::new(),
             deadlines: std::collections::BTreeSet::new(),
+            watch_member: None,
             watch_lost: false,
             next_etcd_id: 1,
             etcd_watch: None,
@@ -329,6 +332,7 @@ impl ApiServer {
         self.pending.clear();
         self.sent_to.clear();
         self.deadlines.clear();
+        self.watch_member = None;
         self.watch_lost = false;
         self.parked_lists.clear();
         self.proxied.clear();
@@ -363,6 +367,7 @@ impl ApiServer {
         self.last_compaction_mark = 0;
         self.pending.retain(|_, (p, _)| !matches!(p, Pending::InitialList));
         self.sent_to.retain(|id, _| self.pending.contains_key(id));
+        self.watch_member = None;
         self.watch_lost = false;
         self.send_etcd(ctx, Pending::InitialList, Txn::range("/registry/", true));
     }
@@ -563,7 +568,9 @@ impl ApiServer {
     /// sent to it go to the next member, or wait for the channel.
     fn member_gone(&mut self, ctx: &mut Ctx, peer: ComponentId) {
         self.etcd.refused(peer);
-        self.rewatch(ctx);
+        if self.watch_member == Some(peer) {
+            self.rewatch(ctx);
+        }
         let lost: Vec<u64> = self.sent_to.iter().filter(|(_, to)| **to == peer).map(|(id, _)| *id).collect();
         for id in lost {
             self.dispatch(ctx, id);
@@ -573,6 +580,7 @@ impl ApiServer {
     /// (Re)opens the etcd watch from the revision after the cache's, on the member the client picks; while
     /// none will take it, it is opened on reconnect.
     fn rewatch(&mut self, ctx: &mut Ctx) {
+        self.watch_member = None;
         if self.etcd.is_down() {
             self.watch_lost = true;
             if let Some(ms) = self.etcd.schedule_reconnect() {
@@ -584,9 +592,11 @@ impl ApiServer {
         let watch_id = self.next_etcd_id;
         self.next_etcd_id += 1;
         self.etcd_watch = Some(watch_id);
+        let to = self.etcd.endpoint();
+        self.watch_member = Some(to);
         let start = self.cache.revision() + 1;
         ctx.send(
-            self.etcd.endpoint(),
+            to,
             Payload::Etcd(EtcdMessage::Watch { watch_id, prefix: "/registry/".into(), start_revision: start }),
         );
     }
@@ -594,7 +604,7 @@ impl ApiServer {
     /// The channel's reconnect backoff ran out: every member may be tried again, and what waited is sent.
     fn reconnect(&mut self, ctx: &mut Ctx) {
         self.etcd.reconnect();
-        if self.watch_lost && self.etcd_watch.is_some() {
+        if self.watch_lost {
             self.rewatch(ctx);
         }
         let waiting: Vec<u64> = self.pending.keys().filter(|id| !self.sent_to.contains_key(id)).copied().collect();
@@ -616,9 +626,6 @@ impl ApiServer {
     }
 
     fn fail_pending(&mut self, ctx: &mut Ctx, pending: Pending, status: Status) {
-        if let Pending::Health = pending {
-            return self.health_done(ctx, Err(format!("error getting data from etcd: {}", status.message)));
-        }
         self.fail_pending_with(ctx, pending, ApiResponse::Error(status))
     }
 
@@ -627,9 +634,9 @@ impl ApiServer {
         match pending {
             // The cacher's reflector backs off and lists again, for as long as it takes.
             Pending::InitialList => ctx.timer(crate::client::informer::RELIST_BACKOFF_MS, TIMER_RELIST),
-            // The probe has its own timeout; an answer it cannot use is a failed probe.
             Pending::Health => {
-                self.health_done(ctx, Err("error getting data from etcd: context deadline exceeded".into()))
+                let why = response.status().map_or("context deadline exceeded", |s| s.message.as_str());
+                self.health_done(ctx, Err(format!("error getting data from etcd: {why}")))
             }
             Pending::Read { client, request_id, .. }
             | Pending::ConsistentList { client, request_id, .. }
@@ -1268,14 +1275,7 @@ impl ApiServer {
             Pending::InitialList => {
                 let objects: Vec<Arc<Object>> = range_kvs(&response).iter().map(registry::from_storage).collect();
                 self.cache.reset(response.revision, objects);
-                let watch_id = self.next_etcd_id;
-                self.next_etcd_id += 1;
-                self.etcd_watch = Some(watch_id);
-                let start = response.revision + 1;
-                ctx.send(
-                    self.etcd.endpoint(),
-                    Payload::Etcd(EtcdMessage::Watch { watch_id, prefix: "/registry/".into(), start_revision: start }),
-                );
+                self.rewatch(ctx);
                 self.synced = true;
                 self.serve_parked_lists(ctx);
                 let chain = ctx.chain;

@@ -330,18 +330,6 @@ impl WatchOrder {
         }
     }
 
-    /// A change that watch `entry` should have delivered between its last revision and `upto`, if any.
-    fn skipped(&self, entry: &(String, u64, Option<String>), upto: std::ops::Bound<u64>) -> Option<(u64, String)> {
-        let prefix = entry.2.as_deref()?;
-        if entry.1 == 0 {
-            return None;
-        }
-        let range = (std::ops::Bound::Excluded(entry.1), upto);
-        self.committed
-            .range(range)
-            .find_map(|(rev, keys)| keys.iter().find(|k| k.starts_with(prefix)).map(|k| (*rev, k.clone())))
-    }
-
     /// Watch `id` of `who` delivered an event (`kind` ADDED, MODIFIED, DELETED, BOOKMARK or ERROR) at
     /// `revision`; `gone` for an ERROR with code 410.
     pub fn event(&mut self, who: &str, id: u64, kind: &str, revision: u64, gone: bool) -> Option<Violation> {
@@ -349,11 +337,11 @@ impl WatchOrder {
         if self.ended.contains(&key) {
             return broken(WATCH_ORDER, format!("watch {id} of {who} delivered {kind} after its ERROR"));
         }
-        let entry = self.watches.entry(key.clone()).or_insert_with(|| (String::new(), 0, None)).clone();
+        let entry = self.watches.entry(key.clone()).or_insert_with(|| (String::new(), 0, None));
         let gap = match kind {
             "ERROR" => None,
-            "BOOKMARK" => self.skipped(&entry, std::ops::Bound::Included(revision)),
-            _ => self.skipped(&entry, std::ops::Bound::Excluded(revision)),
+            "BOOKMARK" => skipped(&self.committed, entry, std::ops::Bound::Included(revision)),
+            _ => skipped(&self.committed, entry, std::ops::Bound::Excluded(revision)),
         };
         if let Some((skipped, object)) = gap.filter(|_| revision > entry.1) {
             return broken(
@@ -365,7 +353,6 @@ impl WatchOrder {
                 ),
             );
         }
-        let entry = self.watches.get_mut(&key).expect("just inserted");
         match kind {
             "ERROR" => {
                 let resource = entry.0.clone();
@@ -397,6 +384,22 @@ impl WatchOrder {
             }
         }
     }
+}
+
+/// A change that watch `entry` (resource, last revision, prefix) should have delivered after its last
+/// revision and up to `upto`, if any: only a watch of every object under a prefix owes every change.
+fn skipped(
+    committed: &BTreeMap<u64, Vec<String>>,
+    entry: &(String, u64, Option<String>),
+    upto: std::ops::Bound<u64>,
+) -> Option<(u64, String)> {
+    let prefix = entry.2.as_deref()?;
+    if entry.1 == 0 {
+        return None;
+    }
+    committed
+        .range((std::ops::Bound::Excluded(entry.1), upto))
+        .find_map(|(rev, keys)| keys.iter().find(|k| k.starts_with(prefix)).map(|k| (*rev, k.clone())))
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -17,8 +17,6 @@ use crate::sim::{Command, ComponentId, Envelope, Payload};
 struct Asked {
     verb: Verb,
     resource: &'static str,
-    /// A watch of every object of its resource (in its namespace): the etcd key prefix it covers.
-    prefix: Option<String>,
     subresource: Option<String>,
     namespace: Option<String>,
     name: Option<String>,
@@ -95,7 +93,7 @@ impl Checker {
         match response {
             ApiResponse::WatchStarted { watch_id } => {
                 let who = Self::who(cluster, to);
-                self.watches.started(&who, *watch_id, asked.resource, asked.prefix);
+                self.watches.started(&who, *watch_id, asked.resource, watch_prefix(cluster, *watch_id));
             }
             ApiResponse::Object(o) if is_write(asked.verb) => self.write_acked(cluster, &asked, o),
             _ => {}
@@ -154,6 +152,14 @@ impl Checker {
     }
 }
 
+/// For a client watch of every object of its resource (no label or field selector), the etcd key prefix it
+/// covers, from the apiserver's record of the watch.
+fn watch_prefix(cluster: &Cluster, watch_id: u64) -> Option<String> {
+    let w = cluster.apiserver()?.cache().watcher(watch_id)?;
+    let every = w.labels.is_empty() && w.fields.terms.is_empty();
+    every.then(|| w.kind.info().prefix(w.namespace.as_deref()))
+}
+
 fn is_write(v: Verb) -> bool {
     matches!(v, Verb::Create | Verb::Update | Verb::Patch | Verb::Delete)
 }
@@ -178,10 +184,6 @@ impl Observer for Checker {
                     Asked {
                         verb: request.verb,
                         resource,
-                        prefix: (request.verb == Verb::Watch
-                            && request.params.label_selector.as_deref().is_none_or(str::is_empty)
-                            && request.params.field_selector.as_deref().is_none_or(str::is_empty))
-                        .then(|| request.resource.prefix(request.namespace.as_deref())),
                         subresource: request.subresource.clone(),
                         namespace: request.namespace.clone(),
                         name: request.name.clone(),
@@ -196,12 +198,9 @@ impl Observer for Checker {
             Payload::WatchEvent { watch_id, event } if env.from == cluster.apiserver_id() => {
                 let who = Self::who(cluster, env.to);
                 if !self.watches.knows(&who, *watch_id) {
-                    // A watch opened before the checker was attached (at install): the apiserver's own record of it.
+                    // A watch opened before the checker was attached (at install).
                     if let Some(w) = cluster.apiserver().and_then(|a| a.cache().watcher(*watch_id)) {
-                        let every = w.labels.is_empty() && w.fields.terms.is_empty();
-                        let info = w.kind.info();
-                        let prefix = every.then(|| info.prefix(w.namespace.as_deref()));
-                        self.watches.started(&who, *watch_id, info.resource, prefix);
+                        self.watches.started(&who, *watch_id, w.kind.info().resource, watch_prefix(cluster, *watch_id));
                     }
                 }
                 let gone = event.status.as_ref().is_some_and(|s| s.code == 410);

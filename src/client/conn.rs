@@ -4,15 +4,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::api::{ApiRequest, ApiResponse, Credentials, Status, Verb};
+use crate::api::{ApiRequest, ApiResponse, Credentials};
 use crate::sim::{ComponentId, Ctx, Payload, SimTime};
 
 use super::informer::{Change, Informer};
-use super::ClientError;
-
-/// What a call asked for, as client-go names it in an error it makes itself: (HTTP method, qualified
-/// resource, object name).
-type Target = (&'static str, String, String);
+use super::{ClientError, Target};
 
 /// Timer tokens at or above this belong to the connection (informer relists); components use smaller ones.
 pub const CONN_TIMER_BASE: u64 = 1 << 62;
@@ -32,7 +28,7 @@ pub struct ApiConn {
     credentials: Credentials,
     next_id: u64,
     informers: Vec<Informer>,
-    /// Calls in flight: request id → (tag, when sent).
+    /// Calls in flight: request id → (tag, when sent, what it asked for).
     calls: BTreeMap<u64, (u64, SimTime, Target)>,
 }
 
@@ -106,8 +102,7 @@ impl ApiConn {
     pub fn call(&mut self, ctx: &mut Ctx, mut request: ApiRequest, tag: u64) -> u64 {
         let id = self.id();
         request.credentials = self.credentials.clone();
-        let name = if request.verb == Verb::Create { String::new() } else { request.name.clone().unwrap_or_default() };
-        self.calls.insert(id, (tag, ctx.now, (request.verb.http_method(), request.resource.qualified(), name)));
+        self.calls.insert(id, (tag, ctx.now, Target::of(&request)));
         ctx.send(self.server, Payload::ApiRequest { request_id: id, request: Box::new(request) });
         id
     }
@@ -140,14 +135,8 @@ impl ApiConn {
         request_id: u64,
         result: Result<ApiResponse, ClientError>,
     ) -> Vec<Incoming> {
-        if let Some((tag, _, (method, resource, name))) = self.calls.remove(&request_id) {
-            let result = match result {
-                Ok(ApiResponse::Raw { code, body }) if !(200..300).contains(&code) => {
-                    Ok(ApiResponse::Error(Status::unexpected_response(code, &body, Some((method, &resource, &name)))))
-                }
-                r => r,
-            };
-            return vec![Incoming::Answer { tag, result }];
+        if let Some((tag, _, target)) = self.calls.remove(&request_id) {
+            return vec![Incoming::Answer { tag, result: result.map(|r| target.decode(r)) }];
         }
         let Some(index) = self.informers.iter().position(|i| i.owns_request(request_id)) else { return Vec::new() };
         let out = match result {

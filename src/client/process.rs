@@ -10,7 +10,7 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
-use crate::api::{ApiRequest, ApiResponse, Credentials, Status, Verb, WatchEvent};
+use crate::api::{ApiRequest, ApiResponse, Credentials, WatchEvent};
 use crate::etcd::EtcdMessage;
 use crate::sim::{ComponentId, Ctx, Payload, SimTime};
 
@@ -106,21 +106,13 @@ impl Api {
 
     /// Sends a request (with this process's credentials) and waits for the answer. An answer outside 2xx
     /// that the client cannot decode becomes the error client-go makes of it, naming the request
-    /// ([`Status::unexpected_response`]).
+    /// ([`super::Target::decode`]).
     pub async fn call(&self, request: ApiRequest) -> Result<ApiResponse, ClientError> {
         if request.non_resource_path.is_some() {
             return self.call_raw(request).await;
         }
-        let method = request.verb.http_method();
-        let resource = request.resource.qualified();
-        // A create is POSTed to the collection: client-go's request names no object.
-        let name = if request.verb == Verb::Create { String::new() } else { request.name.clone().unwrap_or_default() };
-        Ok(match self.call_raw(request).await? {
-            ApiResponse::Raw { code, body } if !(200..300).contains(&code) => {
-                ApiResponse::Error(Status::unexpected_response(code, &body, Some((method, &resource, &name))))
-            }
-            response => response,
-        })
+        let target = super::Target::of(&request);
+        Ok(target.decode(self.call_raw(request).await?))
     }
 
     /// [`Api::call`] as a raw HTTP request: the answer as the server wrote it (`kubectl get --raw`).
