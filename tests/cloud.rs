@@ -95,3 +95,62 @@ fn a_node_whose_instance_is_deleted_loses_its_node_object() {
     assert!(events.contains("Deleting node node02 because it does not exist in the cloud provider"), "{events}");
     assert!(Cluster::new_default(46).delete_cloud_instance("node01").is_err());
 }
+
+/// Counts the running containers named `name` on the control-plane node, as `crictl ps` lists them.
+fn running_containers(c: &mut Cluster, name: &str) -> String {
+    c.shell("controlplane", &format!("crictl ps --name {name} -q | wc -l"), 10_000).output
+}
+
+#[test]
+fn cloud_controller_manager_is_a_static_pod_that_stop_start_and_crash_act_on() {
+    let mut c = cloud_cluster(44);
+    c.advance_ms(20_000);
+    let manifest = c.shell("controlplane", "ls /etc/kubernetes/manifests", 10_000).output;
+    assert!(manifest.contains("cloud-controller-manager.yaml"), "{manifest}");
+    let (row, _) = kubectl(&mut c, "get pod -n kube-system cloud-controller-manager-controlplane --no-headers");
+    assert_eq!(
+        row.split_whitespace().take(4).collect::<Vec<_>>(),
+        ["cloud-controller-manager-controlplane", "1/1", "Running", "0"],
+        "{row}"
+    );
+    assert_eq!(running_containers(&mut c, "cloud-controller-manager"), "1\n");
+    let conf = c.shell(
+        "controlplane",
+        "grep -c system:cloud-controller-manager /etc/kubernetes/cloud-controller-manager.conf",
+        10_000,
+    );
+    assert_eq!(conf.exit, Some(0), "{}", conf.output);
+
+    // Stop: the manifest leaves the static pod path, the kubelet kills the container and deletes the mirror pod.
+    c.stop("cloud-controller-manager").unwrap();
+    assert!(!c.is_started("cloud-controller-manager").unwrap());
+    assert_eq!(running_containers(&mut c, "cloud-controller-manager"), "0\n");
+    let parked = c
+        .shell("controlplane", "ls /etc/kubernetes/manifests /etc/kubernetes/cloud-controller-manager.yaml", 10_000)
+        .output;
+    assert!(
+        !parked.contains("manifests:\ncloud") && parked.contains("/etc/kubernetes/cloud-controller-manager.yaml"),
+        "{parked}"
+    );
+    c.advance_ms(2_000);
+    let (gone, _) = kubectl(&mut c, "get pod -n kube-system cloud-controller-manager-controlplane");
+    assert!(gone.contains("NotFound"), "{gone}");
+
+    // Start: the manifest comes back, and so do the container and the mirror pod.
+    c.start("cloud-controller-manager").unwrap();
+    assert_eq!(running_containers(&mut c, "cloud-controller-manager"), "1\n");
+    c.advance_ms(2_000);
+    let (row, _) = kubectl(&mut c, "get pod -n kube-system cloud-controller-manager-controlplane --no-headers");
+    assert!(row.contains("1/1   Running"), "{row}");
+
+    // Crash: the process exits, the kubelet restarts its container and RESTARTS goes up.
+    c.crash("cloud-controller-manager").unwrap();
+    c.advance_ms(15_000);
+    let (row, _) = kubectl(&mut c, "get pod -n kube-system cloud-controller-manager-controlplane --no-headers");
+    assert_eq!(row.split_whitespace().nth(3), Some("1"), "{row}");
+    assert_eq!(running_containers(&mut c, "cloud-controller-manager"), "1\n");
+    assert_eq!(
+        c.shell("controlplane", "crictl ps -a --name cloud-controller-manager -q | wc -l", 10_000).output,
+        "2\n"
+    );
+}

@@ -24,6 +24,7 @@ mod node_recovery;
 mod node_shell;
 mod nodelifecycle;
 mod patch_wait;
+mod pod_processes;
 mod probes;
 mod quota;
 mod replication;

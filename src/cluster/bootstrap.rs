@@ -215,7 +215,7 @@ async fn create_all(api: Api, docs: Vec<Value>) -> i32 {
 }
 
 /// The images `kubeadm config images pull` (and the add-ons' first pulls) left in a node's containerd.
-pub fn preloaded_images(control_plane: bool) -> Vec<&'static str> {
+pub fn preloaded_images(control_plane: bool, cloud: bool) -> Vec<&'static str> {
     let mut v = vec!["registry.k8s.io/kube-proxy:v1.34.1", "registry.k8s.io/coredns/coredns:v1.12.1"];
     if control_plane {
         v.extend([
@@ -224,14 +224,31 @@ pub fn preloaded_images(control_plane: bool) -> Vec<&'static str> {
             "registry.k8s.io/kube-controller-manager:v1.34.1",
             "registry.k8s.io/kube-scheduler:v1.34.1",
         ]);
+        if cloud {
+            // The cloud's machine image carries its controller manager, as providers' images do.
+            v.push(CLOUD_CONTROLLER_MANAGER_IMAGE);
+        }
+    }
+    v
+}
+
+/// The image of the simulated cloud's controller manager (a provider's own build of `k8s.io/cloud-provider`).
+pub const CLOUD_CONTROLLER_MANAGER_IMAGE: &str = "ghcr.io/kubeglass/cloud-controller-manager:v1.34.1";
+
+/// The control-plane components kubeadm runs as static pods (a cloud cluster adds its controller manager,
+/// as a static pod beside kube-controller-manager).
+pub fn static_pod_components(cloud: bool) -> Vec<&'static str> {
+    let mut v = vec!["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"];
+    if cloud {
+        v.push("cloud-controller-manager");
     }
     v
 }
 
 /// The manifests kubeadm writes to `/etc/kubernetes/manifests` on the control-plane node: file name and
 /// YAML text.
-pub fn static_pod_manifests(node_ip: &str) -> Vec<(String, String)> {
-    ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"]
+pub fn static_pod_manifests(node_ip: &str, cloud: bool) -> Vec<(String, String)> {
+    static_pod_components(cloud)
         .iter()
         .map(|c| (format!("{c}.yaml"), super::node_files::manifest_yaml(&static_pod(c, node_ip))))
         .collect()
@@ -240,6 +257,7 @@ pub fn static_pod_manifests(node_ip: &str) -> Vec<(String, String)> {
 fn static_pod(component: &str, node_ip: &str) -> Value {
     let image = match component {
         "etcd" => "registry.k8s.io/etcd:3.6.4-0".to_string(),
+        "cloud-controller-manager" => CLOUD_CONTROLLER_MANAGER_IMAGE.to_string(),
         other => format!("registry.k8s.io/{other}:{KUBELET_VERSION}"),
     };
     let mut command = vec![component.to_string()];
@@ -258,6 +276,11 @@ fn static_pod(component: &str, node_ip: &str) -> Value {
         "kube-controller-manager" => command.extend([
             "--cluster-cidr=10.244.0.0/16".into(),
             "--kubeconfig=/etc/kubernetes/controller-manager.conf".into(),
+            "--leader-elect=true".into(),
+        ]),
+        "cloud-controller-manager" => command.extend([
+            "--cloud-provider=kubeglass".into(),
+            "--kubeconfig=/etc/kubernetes/cloud-controller-manager.conf".into(),
             "--leader-elect=true".into(),
         ]),
         _ => command.extend(["--kubeconfig=/etc/kubernetes/scheduler.conf".into(), "--leader-elect=true".into()]),

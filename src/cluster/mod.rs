@@ -6,6 +6,7 @@
 
 mod bootstrap;
 mod config;
+mod faults;
 mod inspect;
 mod install;
 mod network;
@@ -121,9 +122,6 @@ impl Component {
 /// The exit status of a process killed by `crash` (SIGKILL).
 pub const CRASH_EXIT_CODE: i32 = 137;
 
-/// The control plane's static pods whose binaries are simulated components.
-const STATIC_POD_PROCESSES: [&str; 4] = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"];
-
 /// The control-plane node's static pod path (kubeadm's).
 pub const MANIFESTS_DIR: &str = "/etc/kubernetes/manifests";
 /// Where stopping a control-plane component parks its manifest (outside the static pod path, kept across
@@ -185,6 +183,10 @@ pub struct Cluster {
     observer: Option<Rc<RefCell<dyn Observer>>>,
     /// The machines powered off: nothing on them can be started, stopped or crashed until they are powered on.
     powered_off: BTreeSet<String>,
+    /// The kube-proxy processes stopped with `kill -STOP` (their containers run on, see [`Cluster::stop`]).
+    frozen: BTreeSet<ComponentId>,
+    /// The add-on Deployments scaled to zero by `stop`, and the replicas `start` gives them back.
+    scaled_down: BTreeMap<String, u32>,
 }
 
 impl Cluster {
@@ -223,6 +225,8 @@ impl Cluster {
             cloud: Rc::new(RefCell::new(Cloud::with_instances(config.all_nodes().map(|n| n.name.as_str())))),
             observer: None,
             powered_off: BTreeSet::new(),
+            frozen: BTreeSet::new(),
+            scaled_down: BTreeMap::new(),
             config,
         };
         let users: Vec<String> = c.config.users.iter().map(|u| u.name.clone()).collect();
@@ -268,7 +272,7 @@ impl Cluster {
                 pod_cidr: &pod_cidr,
                 server: crate::kubectl::SERVER,
                 manifests: if control_plane {
-                    bootstrap::static_pod_manifests(&bootstrap::node_ip(index))
+                    bootstrap::static_pod_manifests(&bootstrap::node_ip(index), c.config.cloud)
                 } else {
                     Vec::new()
                 },
@@ -286,12 +290,16 @@ impl Cluster {
                 fs,
                 journal_lines: crate::node::journal::capacity_for(total),
             };
-            let preloaded = bootstrap::preloaded_images(control_plane);
+            let preloaded = bootstrap::preloaded_images(control_plane, c.config.cloud);
             let mut runtime = Containerd::new(kubelet, &cfg.node_ip, pod_cidr.trim_end_matches(".0/24"), &preloaded)
                 .with_journal_lines(cfg.journal_lines);
+            let mut programs = vec![("kube-proxy", format!("{name}/kube-proxy"))];
+            programs.extend(faults::ADDONS.iter().map(|a| (a.name, a.name.to_string())));
             if control_plane {
-                runtime = runtime.with_processes(&STATIC_POD_PROCESSES);
+                programs
+                    .extend(bootstrap::static_pod_components(c.config.cloud).into_iter().map(|p| (p, p.to_string())));
             }
+            runtime = runtime.with_processes(&programs);
             c.components[containerd.0 as usize] = Component::Containerd(Box::new(runtime));
             c.components[proxy.0 as usize] = Component::KubeProxy(Box::new(KubeProxy::new(
                 c.apiserver,
@@ -474,15 +482,7 @@ impl Cluster {
         for request in self.kernel.apply(id, out) {
             match request {
                 // A process this one started or ended (containerd's static pod containers, systemd's restarts).
-                Lifecycle::Set { name, run } => {
-                    if let Ok(ids) = self.resolve(&name) {
-                        if run {
-                            self.start_ids(&ids, chain);
-                        } else {
-                            self.stop_ids(&ids);
-                        }
-                    }
-                }
+                Lifecycle::Set { name, run } => self.process_set(id, &name, run, chain),
                 Lifecycle::Exit { code } => {
                     let name = self.kernel.name(id).to_string();
                     self.process_exited(&name, vec![id], code, chain);
@@ -518,358 +518,6 @@ impl Cluster {
             self.step();
         }
         self.kernel.advance_to(until);
-    }
-
-    /// Stops a component by its scenario name (`etcd` stops every member); it stays down until started.
-    /// A control-plane component is stopped as an operator stops it on a kubeadm node: its static pod
-    /// manifest is moved out of `/etc/kubernetes/manifests` (to `/etc/kubernetes/`), the kubelet kills its
-    /// container and deletes its mirror pod; this returns once the process has ended (or at once when the
-    /// control-plane node's kubelet or containerd is not running, which leaves the container as it is).
-    /// A node service is `systemctl stop`; a node's name powers the machine off ([`Cluster::power_off`]).
-    pub fn stop(&mut self, name: &str) -> Result<(), String> {
-        if self.is_node(name) {
-            return self.power_off(name);
-        }
-        let ids = self.resolve(name)?;
-        self.refuse_on_powered_off(&ids)?;
-        if let Some(process) = self.static_pod_process(name) {
-            self.move_manifest(process, false);
-            self.settle(&ids, false);
-            return Ok(());
-        }
-        self.cancel_restarts(&ids);
-        self.stop_ids(&ids);
-        Ok(())
-    }
-
-    /// Moves a control-plane component's static pod manifest out of the kubelet's static pod path
-    /// (`run: false`) or back into it, as `mv` in the node's shell would, and wakes the kubelet.
-    fn move_manifest(&mut self, process: &str, run: bool) {
-        let cp = self.config.control_plane.name.clone();
-        let Some(fs) = self.node_fs.get(&cp).cloned() else { return };
-        let active = format!("{MANIFESTS_DIR}/{process}.yaml");
-        let parked = format!("{PARKED_MANIFESTS_DIR}/{process}.yaml");
-        let (from, to) = if run { (parked, active) } else { (active, parked) };
-        let moved = {
-            let mut fs = fs.borrow_mut();
-            fs.exists(&from) && !fs.exists(&to) && fs.rename(&from, &to, self.kernel.now()).is_ok()
-        };
-        if moved {
-            let chain = self.kernel.new_chain();
-            self.deliver_fs_events(&cp, chain);
-        }
-    }
-
-    /// Runs the simulation until every one of `ids` runs (`run`) or none does, for as long as the
-    /// control-plane node's kubelet takes to start or kill a static pod's container: not at all when its
-    /// kubelet or containerd is down (nothing on the node acts on the manifest then).
-    fn settle(&mut self, ids: &[ComponentId], run: bool) {
-        let cp = self.config.control_plane.name.clone();
-        let node_up = ["kubelet", "containerd"]
-            .iter()
-            .all(|p| self.kernel.id(&format!("{cp}/{p}")).is_some_and(|id| self.kernel.is_running(id)));
-        if !node_up {
-            return;
-        }
-        let deadline = self.kernel.now().plus_ms(STATIC_POD_SETTLE_MS);
-        while ids.iter().any(|id| self.kernel.is_running(*id) != run) {
-            match self.kernel.next_time() {
-                Some(t) if t <= deadline => {
-                    self.step();
-                }
-                _ => break,
-            }
-        }
-    }
-
-    fn stop_ids(&mut self, ids: &[ComponentId]) {
-        let now = self.kernel.now();
-        for &id in ids {
-            if !self.kernel.is_running(id) {
-                continue;
-            }
-            self.kernel.stop(id);
-            if let Some(unit) = self.unit_of(id) {
-                if let Some(j) = self.journal_of(id) {
-                    unit.log_stopped(j, now);
-                }
-            }
-        }
-        self.sync_etcd_running();
-    }
-
-    /// systemd forgets its pending restarts of these node services (they were stopped or started by hand).
-    fn cancel_restarts(&mut self, ids: &[ComponentId]) {
-        let names: Vec<String> = ids.iter().map(|id| self.kernel.name(*id).to_string()).collect();
-        if let Component::Systemd(s) = &mut self.components[self.systemd.0 as usize] {
-            for n in &names {
-                s.cancel(n);
-            }
-        }
-    }
-
-    /// Kills a component by its scenario name. A control-plane component runs as a static pod's container:
-    /// it ends (exit 137) and the kubelet restarts it with its CrashLoopBackOff back-off (the mirror pod's
-    /// restart count goes up). A node service (kubelet, containerd) is restarted by systemd after its
-    /// unit's `RestartSec`. Anything else starts again at once.
-    pub fn crash(&mut self, name: &str) -> Result<(), String> {
-        let ids = self.resolve(name)?;
-        self.refuse_on_powered_off(&ids)?;
-        let chain = self.kernel.new_chain();
-        self.process_exited(name, ids, CRASH_EXIT_CODE, chain);
-        Ok(())
-    }
-
-    /// Processes `ids` (named `name` in scenarios) end with exit status `code`, and whatever supervises them
-    /// takes over: containerd and the kubelet for a static pod's container, systemd for a node service; any
-    /// other process starts again at once.
-    fn process_exited(&mut self, name: &str, ids: Vec<ComponentId>, code: i32, chain: u64) {
-        if let Some(process) = self.static_pod_process(name) {
-            let cp = self.config.control_plane.name.clone();
-            let runtime = self.kernel.id(&format!("{cp}/containerd"));
-            let runs = matches!(runtime.map(|id| &self.components[id.0 as usize]),
-                Some(Component::Containerd(c)) if c.runs_process(process));
-            if let (true, Some(runtime)) = (runs, runtime) {
-                self.stop_ids(&ids);
-                let alive = self.kernel.is_running(runtime);
-                self.dispatch(runtime, chain, |c, ctx| {
-                    if let Component::Containerd(c) = c {
-                        c.process_died(ctx, process, code, alive);
-                    }
-                });
-                return;
-            }
-        }
-        let now = self.kernel.now();
-        for id in ids {
-            if !self.kernel.is_running(id) {
-                continue;
-            }
-            match self.unit_of(id) {
-                Some(unit) => {
-                    self.kernel.stop(id);
-                    let restarts = self.restarts.entry(id).or_insert(0);
-                    *restarts += 1;
-                    let n = *restarts;
-                    if let Some(j) = self.journal_of(id) {
-                        unit.log_killed(j, now, n);
-                    }
-                    let component = self.kernel.name(id).to_string();
-                    let systemd = self.systemd;
-                    self.dispatch(systemd, chain, |c, ctx| {
-                        if let Component::Systemd(s) = c {
-                            s.schedule_restart(ctx, &component, unit.restart_sec * 1_000);
-                        }
-                    });
-                }
-                None => {
-                    self.stop_ids(&[id]);
-                    self.start_ids(&[id], chain);
-                }
-            }
-        }
-        self.sync_etcd_running();
-    }
-
-    /// The static pod process a scenario name is, when its container can stand for it alone.
-    fn static_pod_process(&self, name: &str) -> Option<&'static str> {
-        match name {
-            "kube-apiserver" => Some("kube-apiserver"),
-            "kube-controller-manager" => Some("kube-controller-manager"),
-            "kube-scheduler" => Some("kube-scheduler"),
-            // One etcd container runs every member kubeglass places on the control-plane node.
-            "etcd" => Some("etcd"),
-            "etcd-0" if self.etcd.len() == 1 => Some("etcd"),
-            _ => None,
-        }
-    }
-
-    /// Tells the control-plane node's filesystem whether etcd runs from its data directory.
-    fn sync_etcd_running(&mut self) {
-        let running = self.etcd.iter().any(|id| self.kernel.is_running(*id));
-        self.control_plane_fs.borrow_mut().etcd_running = running;
-    }
-
-    /// An etcd member starting reads its data directory: a restore done while etcd was stopped replaces
-    /// every member's data (they all live on the control-plane node).
-    fn load_restored_etcd_data(&mut self) {
-        let Some(store) = self.control_plane_fs.borrow_mut().take_restored_etcd() else { return };
-        for id in self.etcd.clone() {
-            if let Component::Etcd(m) = &mut self.components[id.0 as usize] {
-                m.restore_data(store.clone());
-            }
-        }
-    }
-
-    /// Starts a stopped component as a fresh process. A control-plane component's manifest goes back into
-    /// `/etc/kubernetes/manifests` and the kubelet starts its container (one the kubelet is restarting
-    /// after a crash is left to the kubelet's back-off, as on a real node). A node's name powers the
-    /// machine on ([`Cluster::power_on`]).
-    pub fn start(&mut self, name: &str) -> Result<(), String> {
-        if self.is_node(name) {
-            return self.power_on(name);
-        }
-        let ids = self.resolve(name)?;
-        self.refuse_on_powered_off(&ids)?;
-        if let Some(process) = self.static_pod_process(name) {
-            self.move_manifest(process, true);
-            self.settle(&ids, true);
-            return Ok(());
-        }
-        self.cancel_restarts(&ids);
-        for id in ids {
-            let chain = self.kernel.new_chain();
-            self.start_ids(&[id], chain);
-        }
-        Ok(())
-    }
-
-    fn start_ids(&mut self, ids: &[ComponentId], chain: u64) {
-        for &id in ids {
-            if self.etcd.contains(&id) && !self.kernel.is_running(id) {
-                self.load_restored_etcd_data();
-            }
-            if self.kernel.start(id) {
-                self.launch(id, chain);
-            }
-        }
-        self.sync_etcd_running();
-    }
-
-    /// Whether `name` is started as a person sees it: a control-plane component while its manifest is in the
-    /// static pod path (even between a crash and the kubelet's restart, or while the kubelet cannot yet kill
-    /// the container of one moved out), anything else while all its processes run.
-    pub fn is_started(&self, name: &str) -> Result<bool, String> {
-        let ids = self.resolve(name)?;
-        Ok(match self.static_pod_process(name) {
-            Some(process) => self.control_plane_fs.borrow().exists(&format!("{MANIFESTS_DIR}/{process}.yaml")),
-            None => ids.iter().all(|id| self.kernel.is_running(*id)),
-        })
-    }
-
-    /// Stops a running component or starts a stopped one; Ok(true) when it runs afterwards.
-    pub fn toggle(&mut self, name: &str) -> Result<bool, String> {
-        if self.is_started(name)? {
-            self.stop(name)?;
-            Ok(false)
-        } else {
-            self.start(name)?;
-            Ok(true)
-        }
-    }
-
-    fn resolve(&self, name: &str) -> Result<Vec<ComponentId>, String> {
-        if name == "etcd" {
-            return Ok(self.etcd.clone());
-        }
-        // Client hosts and systemd are not components a person stops.
-        if let Some(id) = self.kernel.id(name).filter(|id| self.placements[id.0 as usize].role != "client") {
-            return Ok(vec![id]);
-        }
-        if self.config.all_nodes().any(|n| n.name == name) {
-            return Ok(["kubelet", "containerd", "kube-proxy"]
-                .iter()
-                .filter_map(|p| self.kernel.id(&format!("{name}/{p}")))
-                .collect());
-        }
-        Err(format!("unknown component {name:?}"))
-    }
-
-    /// Process `id` wrote a line to its standard error: the container that runs it on its machine logs it.
-    fn process_wrote(&mut self, id: ComponentId, text: String) {
-        let process = self.kernel.name(id).to_string();
-        let Some(node) = self.placements[id.0 as usize].node.clone() else { return };
-        let now = self.kernel.now();
-        if let Some(rt) = self.kernel.id(&format!("{node}/containerd")) {
-            if let Component::Containerd(c) = &mut self.components[rt.0 as usize] {
-                c.process_wrote(&process, text, now);
-            }
-        }
-    }
-
-    /// Whether machine `node` is powered off.
-    pub fn is_powered_off(&self, node: &str) -> bool {
-        self.powered_off.contains(node)
-    }
-
-    /// Nothing runs on a machine that is off: a process on it can be neither started, stopped nor crashed.
-    fn refuse_on_powered_off(&self, ids: &[ComponentId]) -> Result<(), String> {
-        let off = ids
-            .iter()
-            .find_map(|id| self.placements[id.0 as usize].node.as_deref().filter(|n| self.powered_off.contains(*n)));
-        match off {
-            Some(node) => Err(format!("{node} is powered off: power it on first (start {node})")),
-            None => Ok(()),
-        }
-    }
-
-    fn is_node(&self, name: &str) -> bool {
-        self.config.all_nodes().any(|n| n.name == name)
-    }
-
-    /// Powers `node` off: its services (kubelet, containerd, kube-proxy) and every process its containers run
-    /// (a control-plane node's static pods) end with the machine; systemd restarts nothing.
-    pub fn power_off(&mut self, node: &str) -> Result<(), String> {
-        let mut ids = self.resolve(node)?;
-        self.powered_off.insert(node.to_string());
-        let processes = self.containerd(node).map(|c| c.running_processes()).unwrap_or_default();
-        for p in processes {
-            ids.extend(self.resolve(&p).unwrap_or_default());
-        }
-        self.cancel_restarts(&ids);
-        self.stop_ids(&ids);
-        Ok(())
-    }
-
-    /// Powers `node` on after a power-off: the machine reboots. containerd finds its containers exited (their
-    /// tasks died with the machine, see [`Containerd::reboot`]) and its sandboxes not ready, `/run` and
-    /// `/tmp` are empty, the node's other files are as they were; then its services start and the kubelet
-    /// starts its pods again in new sandboxes. On a node that is not powered off, this starts the services
-    /// that are stopped.
-    pub fn power_on(&mut self, node: &str) -> Result<(), String> {
-        if !self.powered_off.remove(node) {
-            return self.start_services(node);
-        }
-        let now = self.kernel.now();
-        if let Some(id) = self.kernel.id(&format!("{node}/containerd")) {
-            if let Component::Containerd(c) = &mut self.components[id.0 as usize] {
-                c.reboot(now);
-            }
-        }
-        if let Some(fs) = self.node_fs.get(node) {
-            let mut fs = fs.borrow_mut();
-            fs.reboots += 1;
-            for dir in ["/run", "/tmp"] {
-                let inside: Vec<String> =
-                    fs.paths().filter(|p| p.starts_with(&format!("{dir}/"))).map(str::to_string).collect();
-                for p in inside {
-                    let _ = fs.remove_tree(&p, now);
-                }
-            }
-        }
-        self.start_services(node)
-    }
-
-    /// Starts a node's services, containerd first (the kubelet's first runtime status check then finds it).
-    fn start_services(&mut self, node: &str) -> Result<(), String> {
-        let mut ids = self.resolve(node)?;
-        let containerd = self.kernel.id(&format!("{node}/containerd"));
-        ids.sort_by_key(|id| Some(*id) != containerd);
-        self.cancel_restarts(&ids);
-        for id in ids {
-            let chain = self.kernel.new_chain();
-            self.start_ids(&[id], chain);
-        }
-        Ok(())
-    }
-
-    /// Starts a client program on the kubectl host as `user`; returns its pid and chain.
-    pub fn spawn<F>(&mut self, user: Option<&str>, make: F) -> (u64, u64)
-    where
-        F: FnOnce(Api) -> std::pin::Pin<Box<dyn std::future::Future<Output = i32>>>,
-    {
-        let credentials = self.credentials_for(user.unwrap_or(&self.user.clone()));
-        self.spawn_on(self.kubectl, credentials, make)
     }
 
     fn spawn_on<F>(&mut self, host: ComponentId, credentials: Credentials, make: F) -> (u64, u64)

@@ -97,12 +97,17 @@ pub fn seed(node: &NodeSeed, shared: &SharedFiles) -> NodeFs {
         fs.write("/etc/kubernetes/kubelet.conf", text(&shared.worker_kubelet_conf));
         return fs;
     }
+    let cloud = node.manifests.iter().any(|(f, _)| f == "cloud-controller-manager.yaml");
+    let ccm = cloud.then_some(("cloud-controller-manager.conf", "system:cloud-controller-manager"));
     for (file, user) in [
         ("admin.conf", "kubernetes-admin"),
         ("super-admin.conf", "kubernetes-super-admin"),
         ("controller-manager.conf", "system:kube-controller-manager"),
         ("scheduler.conf", "system:kube-scheduler"),
-    ] {
+    ]
+    .into_iter()
+    .chain(ccm)
+    {
         let conf = kubeconfig(
             node.server,
             &shared.ca_crt,

@@ -337,8 +337,9 @@ pub struct Containerd {
     /// Answers sent after a delay (failed pulls): token → (requester, request id, answer).
     delayed: BTreeMap<u64, Delayed>,
     next_timer: u64,
-    /// The programs of this machine that are simulated components (`kube-apiserver`, …).
-    processes: BTreeSet<String>,
+    /// The programs of this machine that are simulated components, and the component each one is
+    /// (`kube-apiserver` → `kube-apiserver`, `kube-proxy` → `node01/kube-proxy`).
+    processes: BTreeMap<String, String>,
     /// Lines such a process wrote before any container ran it (at install every component starts at time
     /// zero, before the kubelet has created its container): the container that starts it next logs them.
     early_lines: BTreeMap<String, Vec<LogLine>>,
@@ -364,7 +365,7 @@ impl Containerd {
             stops: BTreeMap::new(),
             delayed: BTreeMap::new(),
             next_timer: 0,
-            processes: BTreeSet::new(),
+            processes: BTreeMap::new(),
             early_lines: BTreeMap::new(),
             journal: Journal::new("containerd"),
         };
@@ -381,9 +382,10 @@ impl Containerd {
         self
     }
 
-    /// Containers whose command is one of `programs` run that simulated component (see the module docs).
-    pub fn with_processes(mut self, programs: &[&str]) -> Containerd {
-        self.processes = programs.iter().map(|p| p.to_string()).collect();
+    /// Containers whose program (their command, else their image's entrypoint) is one of `programs` run the
+    /// simulated component it names: `(program, component)` (see the module docs).
+    pub fn with_processes(mut self, programs: &[(&str, String)]) -> Containerd {
+        self.processes = programs.iter().map(|(p, c)| (p.to_string(), c.clone())).collect();
         self
     }
 
@@ -553,8 +555,11 @@ impl Containerd {
                 let cid = hex64(ctx);
                 let workload = workload(&spec);
                 let env = spec.env.clone();
-                let program = spec.command.first().map(|c| c.rsplit('/').next().unwrap_or(c).to_string());
-                let process = program.filter(|p| self.processes.contains(p));
+                let program = match spec.command.first() {
+                    Some(c) => Some(c.rsplit('/').next().unwrap_or(c)),
+                    None => entrypoint(&image),
+                };
+                let process = program.and_then(|p| self.processes.get(p)).cloned();
                 let msg = format!(
                     "CreateContainer within sandbox {sandbox_id:?} for &ContainerMetadata{{Name:{},Attempt:{},}} returns container id {cid:?}",
                     spec.name, spec.attempt
@@ -787,12 +792,20 @@ impl Containerd {
             .find(|c| c.state == ContainerState::Running && c.process.as_deref() == Some(process))
         {
             c.written.push(LogLine { at: now, stream: Stream::Stderr, text });
-        } else if self.processes.contains(process) {
+        } else if self.processes.values().any(|p| p == process) {
             let early = self.early_lines.entry(process.to_string()).or_default();
             if early.len() < EARLY_LINES_MAX {
                 early.push(LogLine { at: now, stream: Stream::Stderr, text });
             }
         }
+    }
+
+    /// How many running containers run `process`.
+    pub fn containers_running(&self, process: &str) -> usize {
+        self.containers
+            .values()
+            .filter(|c| c.state == ContainerState::Running && c.process.as_deref() == Some(process))
+            .count()
     }
 
     /// Whether a running container runs `process`.
@@ -884,6 +897,17 @@ pub fn image_info(image: &str) -> Image {
         id: format!("sha256:{}", hex_of(&format!("config:{name}"))),
         name,
         size,
+    }
+}
+
+/// The program an image runs when the container names no command (its `ENTRYPOINT`), for the images whose
+/// programs are simulated components.
+fn entrypoint(image: &str) -> Option<&'static str> {
+    let repository = image.rsplit_once(':').map_or(image, |(r, _)| r);
+    match repository {
+        "registry.k8s.io/coredns/coredns" => Some("coredns"),
+        "registry.k8s.io/metrics-server/metrics-server" => Some("metrics-server"),
+        _ => None,
     }
 }
 
