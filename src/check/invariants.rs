@@ -4,6 +4,10 @@
 //! only what the delivery changed (an index keyed by object, watch or lease), never the whole cluster.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use crate::api::Object;
+use crate::apiserver::cache::Watcher;
 
 /// No node's admitted pods request more than its allocatable.
 pub const NODE_ALLOCATABLE: &str = "node-allocatable";
@@ -284,13 +288,33 @@ impl EtcdRevisions {
 // ---------------------------------------------------------------------------------------------------------
 // watch-order
 
+/// What a watch covers: the etcd key prefix of its resource (and namespace), and for a watch with a label or
+/// field selector the apiserver's record of the watch, whose selectors say which changes it owes (one whose
+/// old or new object it selects: an object leaving the selection is a DELETED event to it).
+#[derive(Debug, Clone)]
+pub struct Scope {
+    pub prefix: String,
+    pub selector: Option<Watcher>,
+}
+
+/// A change etcd committed: the key, and the object before and after (or the deleted one, as before).
+#[derive(Debug)]
+struct Change {
+    key: String,
+    objects: [Option<Arc<Object>>; 2],
+}
+
+/// How many commits between prunings of the changes no watch can still owe.
+const PRUNE_EVERY: u64 = 1_024;
+
 #[derive(Debug, Default)]
 pub struct WatchOrder {
-    /// (watcher, watch id) → the resource watched, the last revision delivered, and for a watch of every
-    /// object of its resource (no selector) the etcd key prefix it covers.
-    watches: BTreeMap<(String, u64), (String, u64, Option<String>)>,
-    /// The keys etcd committed at each revision, as the apiserver's etcd watch received them.
-    committed: BTreeMap<u64, Vec<String>>,
+    /// (watcher, watch id) → the resource watched, the last revision delivered, and what it covers (when
+    /// known: the apiserver's record of the watch).
+    watches: BTreeMap<(String, u64), (String, u64, Option<Scope>)>,
+    /// The changes etcd committed at each revision, as the apiserver's etcd watch received them.
+    committed: BTreeMap<u64, Vec<Change>>,
+    commits: u64,
     ended: BTreeSet<(String, u64)>,
     /// (watcher, resource) that got 410 Gone and has not listed since.
     must_relist: BTreeSet<(String, String)>,
@@ -311,10 +335,10 @@ impl WatchOrder {
         })
     }
 
-    /// A watch on `resource` started for `who` with id `id`; `prefix` is the etcd key prefix of the objects it
-    /// covers when it has no selector (it must then deliver every event under it, without gaps).
-    pub fn started(&mut self, who: &str, id: u64, resource: &str, prefix: Option<String>) {
-        self.watches.insert((who.to_string(), id), (resource.to_string(), 0, prefix));
+    /// A watch on `resource` started for `who` with id `id`, covering `scope` (it must deliver every change
+    /// there, without gaps).
+    pub fn started(&mut self, who: &str, id: u64, resource: &str, scope: Option<Scope>) {
+        self.watches.insert((who.to_string(), id), (resource.to_string(), 0, scope));
     }
 
     /// Whether watch `id` of `who` is known (started, or seen delivering).
@@ -322,11 +346,19 @@ impl WatchOrder {
         self.watches.contains_key(&(who.to_string(), id)) || self.ended.contains(&(who.to_string(), id))
     }
 
-    /// etcd committed a change of `key` at `revision` (the apiserver's etcd watch delivered it).
-    pub fn committed(&mut self, revision: u64, key: &str) {
-        let keys = self.committed.entry(revision).or_default();
-        if !keys.iter().any(|k| k == key) {
-            keys.push(key.to_string());
+    /// etcd committed a change of `key` at `revision` from `old` to `new` (for a delete: the deleted object
+    /// as `old`), as the apiserver's etcd watch delivered it.
+    pub fn committed(&mut self, revision: u64, key: &str, old: Option<Arc<Object>>, new: Option<Arc<Object>>) {
+        let changes = self.committed.entry(revision).or_default();
+        if !changes.iter().any(|c| c.key == key) {
+            changes.push(Change { key: key.to_string(), objects: [old, new] });
+        }
+        self.commits += 1;
+        if self.commits.is_multiple_of(PRUNE_EVERY) {
+            // A watch owes only changes after the last revision it delivered.
+            if let Some(oldest) = self.watches.values().map(|(_, rev, _)| *rev).filter(|r| *r > 0).min() {
+                self.committed = self.committed.split_off(&oldest);
+            }
         }
     }
 
@@ -386,20 +418,24 @@ impl WatchOrder {
     }
 }
 
-/// A change that watch `entry` (resource, last revision, prefix) should have delivered after its last
-/// revision and up to `upto`, if any: only a watch of every object under a prefix owes every change.
+/// A change that watch `entry` (resource, last revision, scope) should have delivered after its last
+/// revision and up to `upto`, if any: every change under its prefix that its selectors select.
 fn skipped(
-    committed: &BTreeMap<u64, Vec<String>>,
-    entry: &(String, u64, Option<String>),
+    committed: &BTreeMap<u64, Vec<Change>>,
+    entry: &(String, u64, Option<Scope>),
     upto: std::ops::Bound<u64>,
 ) -> Option<(u64, String)> {
-    let prefix = entry.2.as_deref()?;
+    let scope = entry.2.as_ref()?;
     if entry.1 == 0 {
         return None;
     }
+    let owed = |c: &Change| {
+        c.key.starts_with(&scope.prefix)
+            && scope.selector.as_ref().is_none_or(|w| c.objects.iter().flatten().any(|o| w.matches(o)))
+    };
     committed
         .range((std::ops::Bound::Excluded(entry.1), upto))
-        .find_map(|(rev, keys)| keys.iter().find(|k| k.starts_with(prefix)).map(|k| (*rev, k.clone())))
+        .find_map(|(rev, changes)| changes.iter().find(|c| owed(c)).map(|c| (*rev, c.key.clone())))
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -674,17 +710,18 @@ mod tests {
     fn watch_order_catches_a_change_a_watch_of_every_object_skipped() {
         let mut w = WatchOrder::default();
         let k = "kube-controller-manager#1";
-        w.started(k, 1, "pods", Some("/registry/pods/".into()));
-        w.started(k, 2, "pods", Some("/registry/pods/default/".into()));
-        // A watch with a selector may skip what it does not select.
+        let every = |prefix: &str| Some(Scope { prefix: prefix.into(), selector: None });
+        w.started(k, 1, "pods", every("/registry/pods/"));
+        w.started(k, 2, "pods", every("/registry/pods/default/"));
+        // A watch the checker knows nothing of owes nothing it can check.
         w.started(k, 3, "pods", None);
         for (rev, key) in
             [(10, "/registry/pods/default/a"), (11, "/registry/pods/other/b"), (12, "/registry/pods/default/a")]
         {
-            w.committed(rev, key);
+            w.committed(rev, key, None, None);
         }
-        w.committed(13, "/registry/configmaps/default/c");
-        w.committed(14, "/registry/pods/default/a");
+        w.committed(13, "/registry/configmaps/default/c", None, None);
+        w.committed(14, "/registry/pods/default/a", None, None);
         assert_eq!(w.event(k, 1, "ADDED", 10, false), None);
         assert_eq!(w.event(k, 1, "MODIFIED", 11, false), None);
         let v = w.event(k, 1, "MODIFIED", 14, false).expect("12 skipped");
@@ -701,6 +738,43 @@ mod tests {
         assert!(w.event(k, 2, "BOOKMARK", 14, false).is_some(), "the change at 14 was not delivered");
         assert_eq!(w.event(k, 3, "ADDED", 10, false), None);
         assert_eq!(w.event(k, 3, "MODIFIED", 14, false), None);
+    }
+
+    #[test]
+    fn watch_order_catches_a_change_a_selector_watch_owed_and_skipped() {
+        use crate::api::selector::{FieldSelector, LabelSelector};
+        let mut w = WatchOrder::default();
+        let k = "node01/kubelet#1";
+        let on = |name: &str, node: Option<&str>| Some(Arc::new(crate::workload::pod("default", name, node)));
+        let watcher = Watcher {
+            client: crate::sim::ComponentId(0),
+            kind: crate::api::Kind::Pod,
+            namespace: None,
+            labels: LabelSelector::everything(),
+            fields: FieldSelector::parse("spec.nodeName=node01").unwrap(),
+            bookmarks: false,
+            events_v1: false,
+        };
+        w.started(k, 1, "pods", Some(Scope { prefix: "/registry/pods/".into(), selector: Some(watcher) }));
+        w.committed(10, "/registry/pods/default/a", None, on("a", Some("node01")));
+        // Pods of other nodes are not owed; a pod bound away from node01 is (as a DELETED event).
+        w.committed(11, "/registry/pods/default/b", None, on("b", Some("node02")));
+        w.committed(12, "/registry/pods/default/c", on("c", Some("node01")), on("c", Some("node02")));
+        w.committed(13, "/registry/pods/default/d", None, on("d", Some("node02")));
+        assert_eq!(w.event(k, 1, "ADDED", 10, false), None);
+        let v = w.event(k, 1, "MODIFIED", 14, false).expect("12 skipped");
+        assert_eq!(
+            v.detail,
+            "watch 1 of node01/kubelet#1 on pods delivered MODIFIED at revision 14 after revision 10 but not the change \
+             of /registry/pods/default/c at revision 12"
+        );
+        let mut w2 = WatchOrder::default();
+        let scope = w.watches.values().next().and_then(|e| e.2.clone());
+        w2.started(k, 1, "pods", scope);
+        w2.committed(10, "/registry/pods/default/a", None, on("a", Some("node01")));
+        w2.committed(11, "/registry/pods/default/b", None, on("b", Some("node02")));
+        assert_eq!(w2.event(k, 1, "ADDED", 10, false), None);
+        assert_eq!(w2.event(k, 1, "MODIFIED", 12, false), None, "what it does not select it may skip");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! etcd members when one of them handled something, the Lease or mirror pod that was written.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use super::invariants::{self as inv, Violation};
 use crate::api::{ApiResponse, Kind, Object, Verb, WatchEventType};
@@ -93,7 +94,7 @@ impl Checker {
         match response {
             ApiResponse::WatchStarted { watch_id } => {
                 let who = Self::who(cluster, to);
-                self.watches.started(&who, *watch_id, asked.resource, watch_prefix(cluster, *watch_id));
+                self.watches.started(&who, *watch_id, asked.resource, watch_scope(cluster, *watch_id));
             }
             ApiResponse::Object(o) if is_write(asked.verb) => self.write_acked(cluster, &asked, o),
             _ => {}
@@ -152,12 +153,12 @@ impl Checker {
     }
 }
 
-/// For a client watch of every object of its resource (no label or field selector), the etcd key prefix it
-/// covers, from the apiserver's record of the watch.
-fn watch_prefix(cluster: &Cluster, watch_id: u64) -> Option<String> {
+/// What a client watch covers, from the apiserver's record of the watch: its resource's etcd key prefix,
+/// and its selectors when it has any.
+fn watch_scope(cluster: &Cluster, watch_id: u64) -> Option<inv::Scope> {
     let w = cluster.apiserver()?.cache().watcher(watch_id)?;
     let every = w.labels.is_empty() && w.fields.terms.is_empty();
-    every.then(|| w.kind.info().prefix(w.namespace.as_deref()))
+    Some(inv::Scope { prefix: w.kind.info().prefix(w.namespace.as_deref()), selector: (!every).then(|| w.clone()) })
 }
 
 fn is_write(v: Verb) -> bool {
@@ -192,7 +193,11 @@ impl Observer for Checker {
             }
             Payload::Etcd(EtcdMessage::WatchEvents { events, .. }) if env.to == cluster.apiserver_id() => {
                 for e in events {
-                    self.watches.committed(e.kv.mod_revision, &e.kv.key);
+                    let (old, new) = match e.kind {
+                        crate::etcd::EventType::Delete => (Some(Arc::clone(&e.kv.value)), None),
+                        _ => (e.prev.as_ref().map(|p| Arc::clone(&p.value)), Some(Arc::clone(&e.kv.value))),
+                    };
+                    self.watches.committed(e.kv.mod_revision, &e.kv.key, old, new);
                 }
             }
             Payload::WatchEvent { watch_id, event } if env.from == cluster.apiserver_id() => {
@@ -200,7 +205,7 @@ impl Observer for Checker {
                 if !self.watches.knows(&who, *watch_id) {
                     // A watch opened before the checker was attached (at install).
                     if let Some(w) = cluster.apiserver().and_then(|a| a.cache().watcher(*watch_id)) {
-                        self.watches.started(&who, *watch_id, w.kind.info().resource, watch_prefix(cluster, *watch_id));
+                        self.watches.started(&who, *watch_id, w.kind.info().resource, watch_scope(cluster, *watch_id));
                     }
                 }
                 let gone = event.status.as_ref().is_some_and(|s| s.code == 410);
