@@ -176,6 +176,9 @@ impl Sim {
     }
 
     fn publish(&self) {
+        // An action may have run the cluster ahead of the shown time (a stop that waits for the kubelet or for
+        // pods to end): the clock shows where the cluster is, and goes on from there.
+        self.show_kernel_time();
         if let Some(view) = self.with_cluster(Cluster::view) {
             self.view.set(view);
         }
