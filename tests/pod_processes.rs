@@ -202,3 +202,17 @@ fn stopping_metrics_server_scales_it_to_zero_with_its_pod() {
         .sum();
     assert_eq!(running, 1);
 }
+
+#[test]
+fn stopping_coredns_while_the_apiserver_is_down_fails_as_kubectl_does_and_leaves_it_started() {
+    let mut c = Cluster::new_default(69);
+    c.advance_ms(20_000);
+    c.stop("kube-apiserver").unwrap();
+    let err = c.stop("coredns").unwrap_err();
+    assert!(err.contains("The connection to the server 192.168.56.10:6443 was refused"), "{err}");
+    assert!(c.is_started("coredns").unwrap(), "a refused scale changed nothing");
+    assert!(c.is_running("coredns"));
+    c.start("kube-apiserver").unwrap();
+    c.advance_ms(5_000);
+    assert_eq!(coredns_replicas(&mut c), "2/2");
+}

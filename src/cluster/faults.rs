@@ -95,30 +95,23 @@ impl Cluster {
     fn scale_addon(&mut self, addon: &Addon, to: Option<u32>, ids: &[ComponentId]) -> Result<(), String> {
         let admin = "kubernetes-admin";
         let deployment = format!("-n kube-system deployment {}", addon.name);
-        if to.is_none() {
-            let get = format!("get {deployment} -o jsonpath={{.spec.replicas}}");
-            let had = self.run_as(admin, &get)?;
-            let had = had.trim().parse().unwrap_or(addon.replicas);
-            if had == 0 {
-                return Ok(());
-            }
-            self.scaled_down.insert(addon.name.to_string(), had);
-        }
-        let replicas = to.unwrap_or(0);
-        self.run_as(admin, &format!("scale {deployment} --replicas={replicas}"))?;
-        if to.is_some() {
-            self.scaled_down.remove(addon.name);
-        }
-        let run = replicas > 0;
-        let deadline = self.kernel.now().plus_ms(ADDON_SETTLE_MS);
-        while ids.iter().any(|id| self.kernel.is_running(*id) != run) {
-            match self.kernel.next_time() {
-                Some(t) if t <= deadline => {
-                    self.step();
+        match to {
+            None => {
+                let get = format!("get {deployment} -o jsonpath={{.spec.replicas}}");
+                let had = self.run_as(admin, &get)?.trim().parse().unwrap_or(addon.replicas);
+                if had == 0 {
+                    return Ok(());
                 }
-                _ => break,
+                self.run_as(admin, &format!("scale {deployment} --replicas=0"))?;
+                // Remembered only once the scale took effect: a refused one leaves the add-on started.
+                self.scaled_down.insert(addon.name.to_string(), had);
+            }
+            Some(replicas) => {
+                self.run_as(admin, &format!("scale {deployment} --replicas={replicas}"))?;
+                self.scaled_down.remove(addon.name);
             }
         }
+        self.run_until_all(ids, to.is_some_and(|r| r > 0), ADDON_SETTLE_MS);
         Ok(())
     }
 
@@ -164,7 +157,12 @@ impl Cluster {
         if !node_up {
             return;
         }
-        let deadline = self.kernel.now().plus_ms(STATIC_POD_SETTLE_MS);
+        self.run_until_all(ids, run, STATIC_POD_SETTLE_MS);
+    }
+
+    /// Runs the simulation until every one of `ids` runs (`run`) or none does, for at most `limit_ms`.
+    fn run_until_all(&mut self, ids: &[ComponentId], run: bool, limit_ms: u64) {
+        let deadline = self.kernel.now().plus_ms(limit_ms);
         while ids.iter().any(|id| self.kernel.is_running(*id) != run) {
             match self.kernel.next_time() {
                 Some(t) if t <= deadline => {

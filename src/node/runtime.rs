@@ -760,12 +760,7 @@ impl Containerd {
     /// kubelet hears of it when containerd itself is `running` (else when it lists containers again).
     /// False when no running container runs that process.
     pub fn process_died(&mut self, ctx: &mut Ctx, process: &str, code: i32, running: bool) -> bool {
-        let Some(cid) = self
-            .containers
-            .values()
-            .find(|c| c.state == ContainerState::Running && c.process.as_deref() == Some(process))
-            .map(|c| c.id.clone())
-        else {
+        let Some(cid) = self.running_with(process).next().map(|c| c.id.clone()) else {
             return false;
         };
         if let Some(c) = self.containers.get_mut(&cid) {
@@ -800,17 +795,21 @@ impl Containerd {
         }
     }
 
-    /// How many running containers run `process`.
-    pub fn containers_running(&self, process: &str) -> usize {
+    /// The running containers that run `process`.
+    fn running_with<'a>(&'a self, process: &'a str) -> impl Iterator<Item = &'a Container> + 'a {
         self.containers
             .values()
-            .filter(|c| c.state == ContainerState::Running && c.process.as_deref() == Some(process))
-            .count()
+            .filter(move |c| c.state == ContainerState::Running && c.process.as_deref() == Some(process))
+    }
+
+    /// How many running containers run `process`.
+    pub fn containers_running(&self, process: &str) -> usize {
+        self.running_with(process).count()
     }
 
     /// Whether a running container runs `process`.
     pub fn runs_process(&self, process: &str) -> bool {
-        self.containers.values().any(|c| c.state == ContainerState::Running && c.process.as_deref() == Some(process))
+        self.running_with(process).next().is_some()
     }
 
     pub fn on_timer(&mut self, ctx: &mut Ctx, token: u64) {
