@@ -2,7 +2,7 @@
 # Installs whatever this machine lacks to build, serve and test kubeglass, from the package registries only
 # (crates.io, npm, Debian's apt), never a prebuilt binary from GitHub: the wasm32 target, rustfmt and clippy,
 # Trunk, wasm-bindgen-cli (the version in Cargo.lock), wasm-opt (npm binaryen) and playwright-core, Debian's
-# Chromium, and the crates (Trunk builds with --offline). Safe to run again: each step checks first, and with
+# Chromium, kubectl (the real one, for the serve tests), and the crates (Trunk builds with --offline). Safe to run again: each step checks first, and with
 # everything present the whole script takes about a second.
 #
 # Other scripts source it (`. scripts/setup.sh`) to get the PATH it sets up.
@@ -65,6 +65,15 @@ if ! [ -x /usr/bin/chromium ]; then
   log "installing Debian's chromium (about a minute)"
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+
+# The real kubectl judges `kubeglass serve` (tests/serve.rs): apt's kubectl package where its repository is
+# configured, else Debian's own kubernetes-client.
+if ! command -v kubectl >/dev/null; then
+  log "installing kubectl from apt"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq kubectl >/dev/null 2>&1 ||
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq kubernetes-client >/dev/null
 fi
 
 # Trunk runs cargo with --offline: every crate, for every target, must already be downloaded.

@@ -22,6 +22,8 @@ pub mod node;
 pub mod proxy;
 pub mod scenario;
 pub mod scheduler;
+#[cfg(feature = "serve")]
+pub mod serve;
 pub mod sim;
 pub mod view;
 pub mod workload;

@@ -21,6 +21,10 @@ const USAGE: &str = "usage:
                                  convergence checks; --shrink writes a minimal failing scenario file
   kubeglass check --seeds N [--from S] [--size small|full] [--without F,..]
                                  N seeded runs from seed S (default 0), and a summary
+  kubeglass serve [FILE] [--nodes N] [--etcd 1|3|5] [--port 6443] [--speed X] [--paused] [--user NAME:GROUP]
+                 [--kubeconfig PATH] [--seed N] [--no-prompt]
+                                 serve the cluster (or FILE's, after its steps) to real clients over HTTPS on
+                                 127.0.0.1 and write their kubeconfig; a control prompt for faults and time
   kubeglass check --file FILE    a scenario file (one --shrink wrote) under the invariants and convergence checks
   kubeglass bench [--nodes N] [--pods N] [--creates N] [--workers N] [--watchers N] [--puts N] [--fanout-puts N]
                                  time the engine: etcd puts and watch fan-out, building a cluster of N nodes,
@@ -44,6 +48,8 @@ fn main() -> ExitCode {
         ["url", file] => url(file),
         ["decode", link] => decode(link),
         ["check", rest @ ..] => check(rest),
+        #[cfg(feature = "serve")]
+        ["serve", rest @ ..] => serve(rest),
         ["bench", "scheduling", rest @ ..] => bench_scheduling(rest),
         ["bench", "replay", file] => bench_replay(file),
         ["bench", "deployment", rest @ ..] => bench_deployment(rest),
@@ -55,6 +61,24 @@ fn main() -> ExitCode {
         _ => {
             eprintln!("{USAGE}");
             ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(feature = "serve")]
+fn serve(args: &[&str]) -> ExitCode {
+    let options = match kubeglass::serve::parse_args(args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match kubeglass::serve::run(options) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
         }
     }
 }

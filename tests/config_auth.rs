@@ -194,7 +194,7 @@ fn whoami_prints_the_authenticated_user_and_groups() {
     ok(
         &mut c,
         "auth whoami",
-        "ATTRIBUTE   VALUE\nUsername    kubernetes-admin\nGroups      [system:masters system:authenticated]\n",
+        "ATTRIBUTE   VALUE\nUsername    kubernetes-admin\nGroups      [kubeadm:cluster-admins system:authenticated]\n",
     );
     ok(&mut c, "auth whoami --as jane", "ATTRIBUTE   VALUE\nUsername    jane\nGroups      [system:authenticated]\n");
     c.set_user("jane").expect("jane is configured");

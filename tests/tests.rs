@@ -31,6 +31,7 @@ mod replication;
 mod rollout;
 mod scenarios;
 mod scheduler;
+mod serve;
 mod statefulset;
 mod top;
 mod view;

@@ -114,3 +114,54 @@ fn a_watch_from_a_recent_revision_replays_what_followed_it() {
     let names: Vec<String> = seen.borrow().iter().map(|(k, n, _)| format!("{k} {n}")).collect();
     assert_eq!(names, vec!["ADDED b", "ADDED c"]);
 }
+
+#[test]
+fn a_watch_the_client_closes_is_forgotten_by_the_apiserver() {
+    // Ctrl-C on `kubectl get pods -w` closes its stream: the apiserver stops sending it events, as it does
+    // when a real client hangs up (before, every interrupted watch stayed open for good).
+    let mut cluster = Cluster::new_default(7);
+    cluster.advance_ms(5_000);
+    let watchers = |c: &Cluster| c.apiserver().unwrap().cache().watcher_count();
+    let before = watchers(&cluster);
+    let (pid, _) = cluster.start_kubectl("get pods -w", None);
+    cluster.advance_ms(2_000);
+    assert_eq!(watchers(&cluster), before + 1, "the watch is open");
+    cluster.interrupt(pid);
+    cluster.advance_ms(1_000);
+    assert_eq!(watchers(&cluster), before, "the watch is closed at the apiserver");
+    // A kubectl that ends by itself (`wait` watches until its condition holds) closes its watch too.
+    let r = cluster.kubectl("wait --for=condition=Ready node/node01 --timeout=5s", None, 10_000);
+    assert_eq!(r.exit, Some(0), "{}", r.output);
+    cluster.advance_ms(1_000);
+    assert_eq!(watchers(&cluster), before);
+}
+
+#[test]
+fn a_remote_watch_ends_when_its_client_hangs_up() {
+    use kubeglass::cluster::RemoteEvent;
+    let mut cluster = Cluster::new_default(8);
+    // Let the controllers that start with their lease open their informers' watches first.
+    cluster.advance_ms(5_000);
+    let watchers = |c: &Cluster| c.apiserver().unwrap().cache().watcher_count();
+    let before = watchers(&cluster);
+    let admin = Credentials::ClientCert {
+        common_name: "kubernetes-admin".into(),
+        organizations: vec!["kubeadm:cluster-admins".into()],
+    };
+    let req =
+        ApiRequest::new(Credentials::Anonymous, Verb::Watch, lookup("pods").unwrap()).namespace(Some("kube-system"));
+    let id = cluster.remote_call("kubectl/v1.32.4", admin, req);
+    cluster.advance_ms(1_000);
+    let events = cluster.take_remote(id);
+    assert!(
+        matches!(events.first(), Some(RemoteEvent::Answer { result: Ok(ApiResponse::WatchStarted { .. }), .. })),
+        "{events:?}"
+    );
+    assert!(events.iter().any(|e| matches!(e, RemoteEvent::Event(ev) if ev.kind == WatchEventType::Added)));
+    assert!(cluster.kernel().id("kubectl/v1.32.4").is_some(), "the client is a component named after its agent");
+    assert_eq!(watchers(&cluster), before + 1);
+    cluster.end_remote(id);
+    cluster.advance_ms(1_000);
+    assert_eq!(watchers(&cluster), before);
+    assert!(!cluster.remote_call_open(id));
+}

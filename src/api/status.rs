@@ -8,6 +8,17 @@ use super::ResourceInfo;
 /// client-go's `maxUnstructuredResponseTextBytes`: how much of an undecodable body an error keeps.
 const MAX_UNSTRUCTURED_BODY: usize = 2048;
 
+/// `group` as the registry spells it (`""` for one nothing serves).
+fn served_group(group: &str) -> &'static str {
+    super::RESOURCES.iter().find(|r| r.group == group).map_or("", |r| r.group)
+}
+
+/// A JSON object with its fields in this order (values already encoded), as Go's encoder writes a struct.
+fn ordered_json(fields: &[(&str, String)]) -> String {
+    let parts: Vec<String> = fields.iter().map(|(k, v)| format!("{k:?}:{v}")).collect();
+    format!("{{{}}}", parts.join(","))
+}
+
 /// The reason of a failed request (metav1.StatusReason).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Reason {
@@ -25,6 +36,7 @@ pub enum Reason {
     MethodNotAllowed,
     NotAcceptable,
     RequestEntityTooLarge,
+    UnsupportedMediaType,
     TooManyRequests,
     InternalError,
     ServiceUnavailable,
@@ -47,6 +59,7 @@ impl Reason {
             Reason::MethodNotAllowed => "MethodNotAllowed",
             Reason::NotAcceptable => "NotAcceptable",
             Reason::RequestEntityTooLarge => "RequestEntityTooLarge",
+            Reason::UnsupportedMediaType => "UnsupportedMediaType",
             Reason::TooManyRequests => "TooManyRequests",
             Reason::InternalError => "InternalError",
             Reason::ServiceUnavailable => "ServiceUnavailable",
@@ -76,6 +89,31 @@ impl Cause {
         Cause::new(field, format!("Invalid value: {value}: {detail}"))
     }
 
+    /// The cause as a Status body lists it: its reason (`FieldValueRequired`, …) read off the message the
+    /// field error renders to, then the message and the field.
+    pub fn to_json(&self) -> String {
+        const REASONS: [(&str, &str); 9] = [
+            ("Required value", "FieldValueRequired"),
+            ("Invalid value", "FieldValueInvalid"),
+            ("Unsupported value", "FieldValueNotSupported"),
+            ("Duplicate value", "FieldValueDuplicate"),
+            ("Forbidden", "FieldValueForbidden"),
+            ("Too long", "FieldValueTooLong"),
+            ("Too many", "FieldValueTooMany"),
+            ("Not found", "FieldValueNotFound"),
+            ("Internal error", "InternalError"),
+        ];
+        let mut fields: Vec<(&str, String)> = Vec::new();
+        if let Some((_, reason)) = REASONS.iter().find(|(prefix, _)| self.message.starts_with(prefix)) {
+            fields.push(("reason", format!("{reason:?}")));
+        }
+        fields.push(("message", serde_json::Value::from(self.message.as_str()).to_string()));
+        if !self.field.is_empty() {
+            fields.push(("field", serde_json::Value::from(self.field.as_str()).to_string()));
+        }
+        ordered_json(&fields)
+    }
+
     /// `<field>: <message>` as kubectl lists causes.
     pub fn render(&self) -> String {
         if self.field.is_empty() {
@@ -92,15 +130,91 @@ pub struct Status {
     pub code: u16,
     pub reason: Reason,
     pub message: String,
-    /// For `Invalid`: the kind (`Deployment`) and name used in kubectl's `The Deployment "web" is invalid` line.
+    /// The `details` of the body: for `Invalid` the kind (`Deployment`) and name used in kubectl's `The
+    /// Deployment "web" is invalid` line; for the other reasons about one object the plural resource
+    /// (`deployments`) and its group (`apps`).
     pub kind: String,
     pub name: String,
+    /// One of the served groups (a `&'static str` keeps the status small: it is every request's error type).
+    #[serde(skip)]
+    pub group: &'static str,
     pub causes: Vec<Cause>,
 }
 
 impl Status {
     fn new(code: u16, reason: Reason, message: impl Into<String>) -> Status {
-        Status { code, reason, message: message.into(), kind: String::new(), name: String::new(), causes: Vec::new() }
+        Status {
+            code,
+            reason,
+            message: message.into(),
+            kind: String::new(),
+            name: String::new(),
+            group: "",
+            causes: Vec::new(),
+        }
+    }
+
+    /// The same status with its details naming `qualified` (`deployments.apps`: kind `deployments`, group
+    /// `apps`) and `name`, as apimachinery's constructors fill them.
+    fn about(mut self, qualified: &str, name: &str) -> Status {
+        let (kind, group) = qualified.split_once('.').unwrap_or((qualified, ""));
+        self.kind = kind.to_string();
+        self.group = served_group(group);
+        self.name = name.to_string();
+        self
+    }
+
+    /// Reads a `Status` body (what client-go decodes from an answer outside 2xx); None for anything else.
+    pub fn from_json(body: &str) -> Option<Status> {
+        let v: serde_json::Value = serde_json::from_str(body).ok()?;
+        if v["kind"] != "Status" {
+            return None;
+        }
+        let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+        let reason = match v["reason"].as_str() {
+            None | Some("") => Reason::Unknown,
+            Some(r) => serde_json::from_value(r.into()).unwrap_or(Reason::Unknown),
+        };
+        let mut s = Status::new(v["code"].as_u64().and_then(|c| u16::try_from(c).ok())?, reason, text(&v["message"]));
+        let d = &v["details"];
+        (s.name, s.group, s.kind) =
+            (text(&d["name"]), served_group(d["group"].as_str().unwrap_or("")), text(&d["kind"]));
+        s.causes = d["causes"]
+            .as_array()
+            .map(|cs| cs.iter().map(|c| Cause::new(text(&c["field"]), text(&c["message"]))).collect())
+            .unwrap_or_default();
+        Some(s)
+    }
+
+    /// The body the apiserver writes for this status: `metav1.Status` as JSON, fields in the Go struct's
+    /// order, empty details fields left out as `omitempty` does.
+    pub fn to_json(&self) -> String {
+        let mut details: Vec<(&str, serde_json::Value)> = Vec::new();
+        for (key, value) in [("name", self.name.as_str()), ("group", self.group), ("kind", self.kind.as_str())] {
+            if !value.is_empty() {
+                details.push((key, value.into()));
+            }
+        }
+        let causes: Vec<String> = self.causes.iter().map(Cause::to_json).collect();
+        let mut fields: Vec<(&str, String)> = vec![
+            ("kind", "\"Status\"".into()),
+            ("apiVersion", "\"v1\"".into()),
+            ("metadata", "{}".into()),
+            ("status", "\"Failure\"".into()),
+            ("message", serde_json::Value::from(self.message.as_str()).to_string()),
+        ];
+        if self.reason != Reason::Unknown {
+            fields.push(("reason", format!("{:?}", self.reason.as_str())));
+        }
+        if !details.is_empty() || !causes.is_empty() || matches!(self.reason, Reason::NotFound) {
+            let mut d: Vec<(&str, String)> = details.into_iter().map(|(k, v)| (k, v.to_string())).collect();
+            if !causes.is_empty() {
+                d.push(("causes", format!("[{}]", causes.join(","))));
+            }
+            fields.push(("details", ordered_json(&d)));
+        }
+        fields.push(("code", self.code.to_string()));
+        ordered_json(&fields)
     }
 
     /// 401 from the authentication filter; the body's message is just `Unauthorized`.
@@ -115,9 +229,8 @@ impl Status {
 
     /// `pods "x" not found` (resource qualified with its group).
     pub fn not_found(qualified_resource: &str, name: &str) -> Status {
-        let mut s = Status::new(404, Reason::NotFound, format!("{qualified_resource} {name:?} not found"));
-        s.name = name.to_string();
-        s
+        Status::new(404, Reason::NotFound, format!("{qualified_resource} {name:?} not found"))
+            .about(qualified_resource, name)
     }
 
     /// 404 for a path the server does not serve (an unknown subresource).
@@ -126,9 +239,8 @@ impl Status {
     }
 
     pub fn already_exists(qualified_resource: &str, name: &str) -> Status {
-        let mut s = Status::new(409, Reason::AlreadyExists, format!("{qualified_resource} {name:?} already exists"));
-        s.name = name.to_string();
-        s
+        Status::new(409, Reason::AlreadyExists, format!("{qualified_resource} {name:?} already exists"))
+            .about(qualified_resource, name)
     }
 
     /// The optimistic-concurrency failure of an update with a stale resourceVersion.
@@ -138,6 +250,7 @@ impl Status {
             Reason::Conflict,
             format!("Operation cannot be fulfilled on {qualified_resource} {name:?}: {detail}"),
         )
+        .about(qualified_resource, name)
     }
 
     pub fn stale_object(qualified_resource: &str, name: &str) -> Status {
@@ -152,7 +265,7 @@ impl Status {
     pub fn forbidden(qualified_resource: &str, name: &str, detail: &str) -> Status {
         let subject =
             if name.is_empty() { qualified_resource.to_string() } else { format!("{qualified_resource} {name:?}") };
-        Status::new(403, Reason::Forbidden, format!("{subject} is forbidden: {detail}"))
+        Status::new(403, Reason::Forbidden, format!("{subject} is forbidden: {detail}")).about(qualified_resource, name)
     }
 
     /// 422: `Deployment.apps "web" is invalid: spec.selector: Required value` (`kind` is the kubectl-facing Kind).
@@ -162,6 +275,7 @@ impl Status {
         let mut s = Status::new(422, Reason::Invalid, format!("{group_kind} {name:?} is invalid: {joined}"));
         s.kind = kind.to_string();
         s.name = name.to_string();
+        s.group = served_group(group_kind.split_once('.').map_or("", |(_, g)| g));
         s.causes = causes;
         s
     }
@@ -179,6 +293,7 @@ impl Status {
         let forbidden = Status::forbidden(&info.qualified(), name, message);
         let mut s = Status::new(code, reason, forbidden.message);
         s.kind = info.resource.to_string();
+        s.group = info.group;
         s.name = name.to_string();
         s.causes = vec![Cause::new("", message)];
         s
@@ -192,6 +307,18 @@ impl Status {
 
     pub fn bad_request(message: impl Into<String>) -> Status {
         Status::new(400, Reason::BadRequest, message)
+    }
+
+    /// 415: a body in a media type the endpoint does not take.
+    pub fn unsupported_media_type(accepted: &[&str]) -> Status {
+        Status::new(
+            415,
+            Reason::UnsupportedMediaType,
+            format!(
+                "the body of the request was in an unknown format - accepted media types include: {}",
+                accepted.join(", ")
+            ),
+        )
     }
 
     pub fn method_not_allowed(message: impl Into<String>) -> Status {

@@ -17,6 +17,7 @@ pub mod authz;
 pub mod cache;
 pub mod cel;
 pub mod defaults;
+pub mod discovery;
 pub mod etcd_client;
 pub mod eviction;
 pub mod health;
@@ -24,6 +25,7 @@ pub mod identity;
 pub mod json_patch;
 mod proxy;
 pub mod registry;
+pub mod rest;
 pub mod review;
 pub mod validation;
 
@@ -461,6 +463,9 @@ impl ApiServer {
             Payload::ConnectionRefused { request_id } => self.retry_elsewhere(ctx, from, request_id),
             Payload::ApiResponse { request_id, response, .. } => self.aggregated_answer(ctx, request_id, *response),
             Payload::Kubelet(m) => self.on_kubelet(ctx, *m),
+            Payload::WatchClosed { watch_id } if self.cache.watcher(watch_id).is_some_and(|w| w.client == from) => {
+                self.cache.remove_watcher(watch_id);
+            }
             Payload::Disconnected { peer, .. } => {
                 if self.etcd.is_member(peer) {
                     self.member_gone(ctx, peer);
@@ -482,6 +487,9 @@ impl ApiServer {
             return reply_warned(ctx, client, request_id, ApiResponse::Error(Status::unauthorized()), Vec::new());
         }
         let path = req.non_resource_path.unwrap_or_default();
+        if let Some(body) = discovery::document(&path) {
+            return reply_warned(ctx, client, request_id, ApiResponse::Raw { code: 200, body }, Vec::new());
+        }
         let target = health::route(&path);
         if !health::needs_etcd(&target) {
             let (code, body) = health::answer_when(&target, &Ok(()), self.synced);

@@ -71,6 +71,10 @@ struct Shared {
     output: String,
     /// Warnings already printed (kubectl's warning writer prints each text once per process).
     warned: BTreeSet<String>,
+    /// Each answered request's `Warning` headers, for a process that asked to keep them
+    /// ([`Api::call_raw_warned`]).
+    warnings: BTreeMap<u64, Vec<String>>,
+    keep_warnings: BTreeSet<u64>,
 }
 
 /// A process's handle to the API and to its terminal.
@@ -116,18 +120,34 @@ impl Api {
     }
 
     /// [`Api::call`] as a raw HTTP request: the answer as the server wrote it (`kubectl get --raw`).
-    pub async fn call_raw(&self, mut request: ApiRequest) -> Result<ApiResponse, ClientError> {
+    pub async fn call_raw(&self, request: ApiRequest) -> Result<ApiResponse, ClientError> {
+        let id = self.send(request, false);
+        Response { shared: self.shared.clone(), id }.await
+    }
+
+    /// Queues `request` with this process's credentials (and impersonation) and returns its id.
+    fn send(&self, mut request: ApiRequest, keep_warnings: bool) -> u64 {
         request.credentials = self.credentials.clone();
         if request.impersonate.is_none() {
             request.impersonate = self.impersonate.clone();
         }
         let id = self.next_id();
-        {
-            let mut s = self.shared.borrow_mut();
-            s.outbox.push((id, request));
-            s.in_flight.insert(id);
+        let mut s = self.shared.borrow_mut();
+        s.outbox.push((id, request));
+        s.in_flight.insert(id);
+        if keep_warnings {
+            s.keep_warnings.insert(id);
         }
-        Response { shared: self.shared.clone(), id }.await
+        id
+    }
+
+    /// [`Api::call_raw`] that also hands back the answer's `Warning` headers, as they came, instead of
+    /// printing them: what a real client's HTTP response carries (`kubeglass serve`).
+    pub async fn call_raw_warned(&self, request: ApiRequest) -> (Result<ApiResponse, ClientError>, Vec<String>) {
+        let id = self.send(request, true);
+        let result = Response { shared: self.shared.clone(), id }.await;
+        let warnings = self.shared.borrow_mut().warnings.remove(&id).unwrap_or_default();
+        (result, warnings)
     }
 
     /// Sends a request straight to etcd member `to` (built around the request id) and waits for its reply:
@@ -360,6 +380,24 @@ impl ProcessHost {
         self.etcd_watch_owner.retain(|_, owner| *owner != pid);
     }
 
+    /// Ends a process as Ctrl-C or a client hanging up does: it is killed, the watches it had open are
+    /// closed at the apiserver, and it is forgotten.
+    pub fn end(&mut self, ctx: &mut Ctx, pid: u64) {
+        self.kill(pid);
+        self.close_watches(ctx, pid);
+        self.request_owner.retain(|_, (owner, _, _)| *owner != pid);
+        self.forget(pid);
+    }
+
+    /// A process that ends closes its connections: the apiserver stops its watches.
+    fn close_watches(&mut self, ctx: &mut Ctx, pid: u64) {
+        let ids: Vec<u64> = self.watch_owner.iter().filter(|(_, owner)| **owner == pid).map(|(w, _)| *w).collect();
+        for watch_id in ids {
+            self.watch_owner.remove(&watch_id);
+            ctx.send(self.server, Payload::WatchClosed { watch_id });
+        }
+    }
+
     pub fn on_message(&mut self, ctx: &mut Ctx, payload: Payload) {
         match payload {
             Payload::Etcd(
@@ -381,6 +419,11 @@ impl ProcessHost {
                     self.watch_owner.insert(*watch_id, pid);
                 }
                 self.deliver(ctx, pid, |s| {
+                    if s.keep_warnings.remove(&request_id) {
+                        s.warnings.insert(request_id, warnings);
+                        s.responses.insert(request_id, Ok(*response));
+                        return;
+                    }
                     // kubectl's warning writer: one `Warning: <text>` line on stderr per distinct warning,
                     // as soon as the response arrives.
                     for w in warnings {
@@ -451,9 +494,12 @@ impl ProcessHost {
         }
         p.shared.borrow_mut().now = ctx.now;
         let mut cx = Context::from_waker(Waker::noop());
-        if let Poll::Ready(code) = p.program.as_mut().poll(&mut cx) {
+        let exited = if let Poll::Ready(code) = p.program.as_mut().poll(&mut cx) {
             p.exit = Some(code);
-        }
+            true
+        } else {
+            false
+        };
         let (outbox, timers, etcd) = {
             let mut s = p.shared.borrow_mut();
             (std::mem::take(&mut s.outbox), std::mem::take(&mut s.timer_requests), std::mem::take(&mut s.etcd_outbox))
@@ -472,6 +518,9 @@ impl ProcessHost {
         for (token, ms) in timers {
             self.timer_owner.insert(token, pid);
             ctx.timer_in_chain(ms, token);
+        }
+        if exited {
+            self.close_watches(ctx, pid);
         }
     }
 }

@@ -135,7 +135,7 @@ pub fn start_install(cluster: &mut Cluster) -> Install {
         let ms = parse_documents(METRICS_SERVER_MANIFESTS, "bootstrap.yaml").map(|d| d.into_iter().map(|d| d.value));
         docs.extend(ms.into_iter().flatten());
     }
-    let pid = cluster.spawn(Some("kubernetes-admin"), move |api| Box::pin(create_all(api, docs)));
+    let pid = cluster.spawn(Some(super::SUPER_ADMIN), move |api| Box::pin(create_all(api, docs)));
     Install::creating(pid, cluster.now().plus_ms(INSTALL_LIMIT_MS))
 }
 

@@ -41,7 +41,7 @@ pub struct ClusterConfig {
     pub metrics_server: bool,
     pub control_plane: NodeConfig,
     pub nodes: Vec<NodeConfig>,
-    /// Users besides `kubernetes-admin` (who always exists, with a `system:masters` certificate).
+    /// Users besides `kubernetes-admin` (who always exists, with admin.conf's `kubeadm:cluster-admins` certificate).
     pub users: Vec<UserConfig>,
 }
 

@@ -15,6 +15,7 @@ mod node_shell;
 pub mod nodefs;
 mod observe;
 mod pacing;
+mod remote;
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -45,6 +46,7 @@ pub use install::Install;
 pub use nodefs::{NodeFile, NodeFs};
 pub use observe::Observer;
 pub use pacing::Skip;
+pub use remote::{client_name, RemoteEvent};
 
 /// One process of the simulated cluster.
 pub enum Component {
@@ -150,6 +152,9 @@ pub struct CommandResult {
     pub edit: Option<EditRequest>,
 }
 
+/// The user of kubeadm's `super-admin.conf` (group `system:masters`, past RBAC).
+pub const SUPER_ADMIN: &str = "kubernetes-super-admin";
+
 /// A whole simulated cluster.
 pub struct Cluster {
     kernel: Kernel,
@@ -187,6 +192,10 @@ pub struct Cluster {
     frozen: BTreeSet<ComponentId>,
     /// The add-on Deployments scaled to zero by `stop`, and the replicas `start` gives them back.
     scaled_down: BTreeMap<String, u32>,
+    /// Clients from outside (`kubeglass serve`): a component per user agent, and the calls in progress.
+    remote_hosts: BTreeMap<String, ComponentId>,
+    remote_calls: BTreeMap<u64, remote::RemoteCall>,
+    next_remote: u64,
 }
 
 impl Cluster {
@@ -227,6 +236,9 @@ impl Cluster {
             powered_off: BTreeSet::new(),
             frozen: BTreeSet::new(),
             scaled_down: BTreeMap::new(),
+            remote_hosts: BTreeMap::new(),
+            remote_calls: BTreeMap::new(),
+            next_remote: 1,
             config,
         };
         let users: Vec<String> = c.config.users.iter().map(|u| u.name.clone()).collect();
@@ -401,9 +413,15 @@ impl Cluster {
     pub fn credentials_for(&self, user: &str) -> Credentials {
         match self.config.users.iter().find(|u| u.name == user) {
             Some(u) => Credentials::Token(u.token.clone()),
+            // super-admin.conf: what `kubeadm init` itself uses, before any RBAC object exists.
+            None if user == SUPER_ADMIN => Credentials::ClientCert {
+                common_name: SUPER_ADMIN.into(),
+                organizations: vec!["system:masters".into()],
+            },
+            // admin.conf's certificate, as kubeadm v1.29 and later sign it.
             None => Credentials::ClientCert {
                 common_name: "kubernetes-admin".into(),
-                organizations: vec!["system:masters".into()],
+                organizations: vec!["kubeadm:cluster-admins".into()],
             },
         }
     }
@@ -615,10 +633,7 @@ impl Cluster {
         let spawned = self.spawn_on(host, Credentials::Anonymous, move |api| Box::pin(crate::etcdctl::run(api, inv)));
         let result = self.run_host_until_exit(host, spawned, limit_ms);
         // A command still running at the limit (`etcdctl watch`) is interrupted, as Ctrl-C would.
-        if let Component::Host(h) = &mut self.components[host.0 as usize] {
-            h.kill(spawned.0);
-            h.forget(spawned.0);
-        }
+        self.end_on(host, spawned.0);
         result
     }
 
@@ -728,11 +743,17 @@ impl Cluster {
     }
 
     fn end_process(&mut self, pid: u64) {
-        if let Component::Host(h) = &mut self.components[self.kubectl.0 as usize] {
-            h.kill(pid);
-            h.forget(pid);
-        }
+        self.end_on(self.kubectl, pid);
         self.refresh_context();
+    }
+
+    /// Ends process `pid` of host `host` (Ctrl-C): its watches are closed at the apiserver.
+    fn end_on(&mut self, host: ComponentId, pid: u64) {
+        self.dispatch(host, 0, |c, ctx| {
+            if let Component::Host(h) = c {
+                h.end(ctx, pid);
+            }
+        });
     }
 
     /// Re-reads the current context's user and namespace from the kubeconfig file.
@@ -838,7 +859,7 @@ fn message_class(p: &Payload) -> &'static str {
     match p {
         Payload::ApiRequest { .. } => "request",
         Payload::ApiResponse { .. } => "response",
-        Payload::WatchEvent { .. } => "watch",
+        Payload::WatchEvent { .. } | Payload::WatchClosed { .. } => "watch",
         Payload::Etcd(_) => "etcd",
         Payload::Cri(_) => "cri",
         Payload::Kubelet(_) => "kubelet",

@@ -9,13 +9,12 @@
 //! server (Reason): message`; a text body becomes client-go's generic server response (`an error on the server
 //! ("…") has prevented the request from succeeding`, the body cut at 2048 bytes and trimmed).
 //!
-//! Deviations: object fields after `kind`, `apiVersion` and `metadata` come in alphabetical order (Go writes
-//! them in struct order); query parameters on API paths are ignored; discovery paths (`/api`, `/apis`) are
-//! not served.
+//! Paths are read and answers written by the apiserver's own [`rest`] module, as `kubeglass serve` reads
+//! and writes them. Deviations: object fields after `kind`, `apiVersion` and `metadata` come in alphabetical
+//! order (Go writes them in struct order); query parameters on API paths are ignored.
 
-use serde_json::Value;
-
-use crate::api::{lookup, ApiResponse, Object, ResourceInfo, Verb, RESOURCES};
+use crate::api::{lookup, ApiResponse, Status, Verb};
+use crate::apiserver::rest;
 
 use super::{Context, Failure};
 
@@ -25,16 +24,20 @@ pub async fn get_raw(ctx: &Context, raw: &str) -> Result<(), Failure> {
         return Err(Failure(format!("error: --raw must be a valid URL path: parse {raw:?}: invalid URI for request")));
     }
     let path = raw.split('?').next().unwrap_or(raw);
-    let response = match api_target(path) {
-        Some(Ok((info, namespace, name))) => {
-            let verb = if name.is_some() { Verb::Get } else { Verb::List };
-            let mut req = ctx.request(verb, info).namespace(namespace.as_deref());
-            if let Some(n) = &name {
+    let target = rest::target(path);
+    let response = match &target {
+        Some(Ok(t)) => {
+            let verb = if t.name.is_some() { Verb::Get } else { Verb::List };
+            let mut req = ctx.request(verb, t.info).namespace(t.namespace.as_deref());
+            if let Some(n) = &t.name {
                 req = req.name(n);
+            }
+            if let Some(sub) = &t.subresource {
+                req = req.subresource(sub);
             }
             ctx.api.call_raw(req).await?
         }
-        Some(Err(())) => ApiResponse::Raw { code: 404, body: "404 page not found\n".into() },
+        Some(Err(answer)) => ApiResponse::Raw { code: answer.code, body: answer.body.clone() },
         None => {
             let mut req = ctx.request(Verb::Get, lookup("namespaces").expect("namespaces are served"));
             req.non_resource_path = Some(raw.to_string());
@@ -43,77 +46,17 @@ pub async fn get_raw(ctx: &Context, raw: &str) -> Result<(), Failure> {
     };
     match response {
         ApiResponse::Raw { code, body } if (200..300).contains(&code) => ctx.api.print(&body),
+        ApiResponse::Raw { body, .. } if Status::from_json(&body).is_some() => {
+            return Err(Failure::from(Status::from_json(&body).unwrap_or_else(Status::no_such_resource)))
+        }
         ApiResponse::Raw { code, body } => return Err(Failure(unstructured_error(code, &body))),
         ApiResponse::Error(s) => return Err(Failure::from(s)),
-        ApiResponse::Object(o) => ctx.api.print(&format!("{}\n", encode(&o, true))),
-        ApiResponse::List { items, resource_version } => {
-            let info = api_target(path).and_then(Result::ok).map(|(i, _, _)| i);
-            ctx.api.print(&list_json(info, &items, resource_version));
+        other => {
+            let info = target.and_then(Result::ok).map(|t| t.info);
+            ctx.api.print(&rest::answer(info, &other).body);
         }
-        ApiResponse::Text(t) => ctx.api.print(&t),
-        ApiResponse::WatchStarted { .. } | ApiResponse::Exec(_) => {}
     }
     Ok(())
-}
-
-/// An API path's resource, namespace and name: `Some(Err)` for an API path naming no served resource, `None`
-/// for a path outside `/api` and `/apis`.
-#[allow(clippy::type_complexity)]
-fn api_target(path: &str) -> Option<Result<(&'static ResourceInfo, Option<String>, Option<String>), ()>> {
-    let segments: Vec<&str> = path.trim_matches('/').split('/').filter(|s| !s.is_empty()).collect();
-    let (group, version, rest) = match segments.as_slice() {
-        ["api", version, rest @ ..] => ("", *version, rest),
-        ["apis", group, version, rest @ ..] => (*group, *version, rest),
-        ["api" | "apis", ..] => return Some(Err(())),
-        _ => return None,
-    };
-    let (namespace, resource, name) = match rest {
-        ["namespaces", ns, resource] => (Some(*ns), *resource, None),
-        ["namespaces", ns, resource, name] => (Some(*ns), *resource, Some(*name)),
-        ["namespaces", ns] => (None, "namespaces", Some(*ns)),
-        [resource] => (None, *resource, None),
-        [resource, name] => (None, *resource, Some(*name)),
-        _ => return Some(Err(())),
-    };
-    let info = RESOURCES.iter().find(|r| r.group == group && r.version == version && r.resource == resource);
-    match info {
-        Some(info) if namespace.is_none() || info.namespaced => {
-            Some(Ok((info, namespace.map(str::to_string), name.map(str::to_string))))
-        }
-        _ => Some(Err(())),
-    }
-}
-
-/// An object as the apiserver's JSON serializer writes it: `kind`, `apiVersion`, `metadata` first.
-fn encode(object: &Object, with_type: bool) -> String {
-    let Value::Object(mut map) = object.to_json() else { return "null".into() };
-    let mut parts = Vec::new();
-    for key in ["kind", "apiVersion"] {
-        if let Some(v) = map.remove(key) {
-            if with_type {
-                parts.push(format!("{key:?}:{v}"));
-            }
-        }
-    }
-    if let Some(v) = map.remove("metadata") {
-        parts.push(format!("\"metadata\":{v}"));
-    }
-    for (k, v) in map {
-        parts.push(format!("{}:{v}", Value::String(k)));
-    }
-    format!("{{{}}}", parts.join(","))
-}
-
-fn list_json(info: Option<&'static ResourceInfo>, items: &[std::sync::Arc<Object>], revision: u64) -> String {
-    let (kind, api_version) = match info {
-        Some(i) => (format!("{}List", i.kind.name()), i.api_version()),
-        None => ("List".to_string(), "v1".to_string()),
-    };
-    let items: Vec<String> = items.iter().map(|o| encode(o, false)).collect();
-    format!(
-        "{{\"kind\":{kind:?},\"apiVersion\":{api_version:?},\"metadata\":{{\"resourceVersion\":\"{revision}\"}},\"items\":[{}]}}\n",
-        items.join(",")
-    )
 }
 
 /// client-go's `newUnstructuredResponseError` for a raw request, as kubectl's `StandardErrorMessage` prints it.
@@ -124,21 +67,6 @@ pub fn unstructured_error(code: u16, body: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn api_paths_name_their_resource_namespace_and_name() {
-        let (info, ns, name) = api_target("/api/v1/namespaces/default/pods").unwrap().unwrap();
-        assert_eq!((info.resource, ns.as_deref(), name), ("pods", Some("default"), None));
-        let (info, ns, name) = api_target("/apis/apps/v1/namespaces/kube-system/deployments/coredns").unwrap().unwrap();
-        assert_eq!(
-            (info.resource, ns.as_deref(), name.as_deref()),
-            ("deployments", Some("kube-system"), Some("coredns"))
-        );
-        let (info, _, name) = api_target("/api/v1/namespaces/default").unwrap().unwrap();
-        assert_eq!((info.resource, name.as_deref()), ("namespaces", Some("default")));
-        assert_eq!(api_target("/api/v1/widgets").map(|r| r.is_err()), Some(true));
-        assert!(api_target("/readyz").is_none());
-    }
 
     #[test]
     fn a_text_error_body_is_quoted_cut_at_2048_bytes_and_trimmed() {

@@ -22,7 +22,7 @@ use crate::sim::time::{go_duration, parse_duration_ms};
 pub const API_VERSION: &str = "kubeglass.dev/v1alpha1";
 /// The `kind` of a scenario file.
 pub const KIND: &str = "Scenario";
-/// The user that always exists (in `system:masters`) and runs steps until an `as:` step.
+/// The user that always exists (admin.conf's certificate, group `kubeadm:cluster-admins`) and runs steps until an `as:` step.
 pub const ADMIN_USER: &str = "kubernetes-admin";
 /// The seed when `spec.seed` is left out.
 pub const DEFAULT_SEED: u64 = 1;

@@ -95,6 +95,11 @@ pub fn cluster_config(s: &Scenario) -> ClusterConfig {
 
 /// Builds the scenario's cluster and runs every step.
 pub fn run(s: &Scenario) -> RunReport {
+    play(s).1
+}
+
+/// [`run`], handing back the cluster as the last step left it (`kubeglass serve SCENARIO` serves it).
+pub fn play(s: &Scenario) -> (Cluster, RunReport) {
     let mut cluster = Cluster::new(cluster_config(s), s.seed);
     let start = cluster.now().ms();
     let mut steps = Vec::new();
@@ -115,7 +120,8 @@ pub fn run(s: &Scenario) -> RunReport {
             }
         }
     }
-    RunReport { steps, trace_hash: cluster.kernel().trace.hash(), end_ms: cluster.now().ms() }
+    let report = RunReport { steps, trace_hash: cluster.kernel().trace.hash(), end_ms: cluster.now().ms() };
+    (cluster, report)
 }
 
 /// Runs one kubectl line as the cluster's current user until it exits: (output, exit, chain).

@@ -20,7 +20,7 @@ spec:
     nodes:
     - {name: node01, capacity: {cpu: "2", memory: 4Gi, pods: "110"}, labels: {disktype: ssd}, taints: []}
     - {name: node02}
-    users:                       # kubernetes-admin (system:masters) always exists and is the default
+    users:                       # kubernetes-admin (kubeadm:cluster-admins) always exists and is the default
     - {name: jane, token: jane-token, groups: [dev]}
   steps:
   - apply: |                     # as `kubectl apply -f -` by the current user; multi-document allowed

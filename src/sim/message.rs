@@ -42,6 +42,11 @@ pub enum Payload {
     Cri(Box<crate::node::runtime::CriMessage>),
     /// kube-apiserver and a kubelet's HTTPS server on :10250 (container logs, exec).
     Kubelet(Box<KubeletMessage>),
+    /// The client closed a watch's stream (Ctrl-C on `kubectl get -w`, a real client hanging up): the
+    /// apiserver stops sending its events.
+    WatchClosed {
+        watch_id: u64,
+    },
     /// The receiver was not listening: the request with this id fails at once (TCP RST on connect).
     ConnectionRefused {
         request_id: u64,
@@ -80,6 +85,7 @@ impl Payload {
                 CriMessage::Refused { .. } => "connection refused".into(),
             },
             Payload::Kubelet(m) => m.label(),
+            Payload::WatchClosed { .. } => "close watch".into(),
             Payload::ConnectionRefused { .. } => "connection refused".into(),
             Payload::Disconnected { .. } => "connection reset".into(),
         }

@@ -1,0 +1,174 @@
+//! Discovery: the documents that tell a client which groups, versions and resources the server serves
+//! (`/api`, `/apis`, `/apis/<group>`, `/api/v1`, `/apis/<group>/<version>`), built from the registry's table
+//! of resources, so that what a real kubectl discovers is exactly what kubeglass serves. The Kubernetes
+//! counterpart is k8s.io/apiserver's `discovery` package (the legacy, unaggregated form).
+
+use serde_json::{json, Value};
+
+use crate::api::{ResourceInfo, RESOURCES};
+
+/// The address clients are told to use (kubeadm's advertise address).
+const SERVER_ADDRESS: &str = "192.168.56.10:6443";
+
+/// Every verb of a stored resource, in the order discovery lists them.
+const STORED_VERBS: [&str; 8] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+
+/// A subresource as discovery lists it: name, the kind it takes and gives (group, version when not the
+/// parent's), verbs.
+struct Sub {
+    name: &'static str,
+    kind: Option<(&'static str, &'static str, &'static str)>,
+    verbs: &'static [&'static str],
+}
+
+const STATUS: Sub = Sub { name: "status", kind: None, verbs: &["get", "patch", "update"] };
+const SCALE: Sub =
+    Sub { name: "scale", kind: Some(("Scale", "autoscaling", "v1")), verbs: &["get", "patch", "update"] };
+
+/// The subresources kubeglass serves, by resource.
+fn subresources(info: &ResourceInfo) -> Vec<Sub> {
+    match (info.group, info.resource) {
+        ("", "pods") => vec![
+            Sub { name: "binding", kind: Some(("Binding", "", "")), verbs: &["create"] },
+            Sub { name: "eviction", kind: Some(("Eviction", "policy", "v1")), verbs: &["create"] },
+            Sub { name: "exec", kind: Some(("PodExecOptions", "", "")), verbs: &["create", "get"] },
+            Sub { name: "log", kind: None, verbs: &["get"] },
+            STATUS,
+        ],
+        ("", "nodes" | "services" | "persistentvolumeclaims" | "persistentvolumes" | "resourcequotas") => vec![STATUS],
+        ("", "namespaces") => {
+            vec![Sub { name: "finalize", kind: None, verbs: &["update"] }, STATUS]
+        }
+        ("apps", "deployments" | "replicasets" | "statefulsets") => vec![SCALE, STATUS],
+        ("apps", "daemonsets")
+        | ("batch", _)
+        | ("autoscaling", _)
+        | ("policy", "poddisruptionbudgets")
+        | ("networking.k8s.io", "ingresses") => vec![STATUS],
+        _ => Vec::new(),
+    }
+}
+
+/// The resources discovery lists (top-level ones; evictions exist only as `pods/eviction`).
+fn listed() -> impl Iterator<Item = &'static ResourceInfo> {
+    RESOURCES.iter().filter(|r| r.stored || !matches!(r.resource, "evictions"))
+}
+
+/// The groups in the order `/apis` lists them (the core group is `/api`'s).
+fn groups() -> Vec<(&'static str, &'static str)> {
+    let mut out: Vec<(&str, &str)> = Vec::new();
+    for r in listed().filter(|r| !r.group.is_empty()) {
+        if !out.contains(&(r.group, r.version)) {
+            out.push((r.group, r.version));
+        }
+    }
+    out.sort();
+    out
+}
+
+fn group_json(group: &str, version: &str) -> Value {
+    let gv = json!({ "groupVersion": format!("{group}/{version}"), "version": version });
+    json!({ "name": group, "versions": [gv.clone()], "preferredVersion": gv })
+}
+
+fn resource_list(group: &str, version: &str) -> Value {
+    let mut resources = Vec::new();
+    let mut rows: Vec<&ResourceInfo> = listed().filter(|r| r.group == group && r.version == version).collect();
+    rows.sort_by_key(|r| r.resource);
+    for r in rows {
+        let verbs: Vec<&str> = if r.stored { STORED_VERBS.to_vec() } else { vec!["create"] };
+        let mut entry = json!({
+            "name": r.resource,
+            "singularName": r.singular,
+            "namespaced": r.namespaced,
+            "kind": r.kind.name(),
+            "verbs": verbs,
+        });
+        if !r.short_names.is_empty() {
+            entry["shortNames"] = json!(r.short_names);
+        }
+        if r.in_all {
+            entry["categories"] = json!(["all"]);
+        }
+        resources.push(entry);
+        for sub in subresources(r) {
+            let mut e = json!({
+                "name": format!("{}/{}", r.resource, sub.name),
+                "singularName": "",
+                "namespaced": r.namespaced,
+                "kind": sub.kind.map_or(r.kind.name(), |(k, _, _)| k),
+                "verbs": sub.verbs,
+            });
+            if let Some((_, g, v)) = sub.kind.filter(|(_, g, _)| !g.is_empty()) {
+                e["group"] = json!(g);
+                e["version"] = json!(v);
+            }
+            resources.push(e);
+        }
+    }
+    let group_version = if group.is_empty() { version.to_string() } else { format!("{group}/{version}") };
+    json!({ "kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group_version, "resources": resources })
+}
+
+/// The discovery document at `path` (query ignored), or None when `path` is not a discovery path.
+pub fn document(path: &str) -> Option<String> {
+    let path = path.split('?').next().unwrap_or(path);
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let doc = match segments.as_slice() {
+        ["api"] => json!({
+            "kind": "APIVersions",
+            "versions": ["v1"],
+            "serverAddressByClientCIDRs": [{ "clientCIDR": "0.0.0.0/0", "serverAddress": SERVER_ADDRESS }],
+        }),
+        ["api", "v1"] => resource_list("", "v1"),
+        ["apis"] => {
+            let groups: Vec<Value> = groups().iter().map(|(g, v)| group_json(g, v)).collect();
+            json!({ "kind": "APIGroupList", "apiVersion": "v1", "groups": groups })
+        }
+        ["apis", group] => {
+            let (g, v) = groups().into_iter().find(|(g, _)| g == group)?;
+            let mut doc = group_json(g, v);
+            doc["kind"] = json!("APIGroup");
+            doc["apiVersion"] = json!("v1");
+            doc
+        }
+        ["apis", group, version] if groups().contains(&(group, version)) => resource_list(group, version),
+        _ => return None,
+    };
+    Some(format!("{doc}\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(path: &str) -> Value {
+        serde_json::from_str(&document(path).unwrap_or_else(|| panic!("{path} is not served"))).unwrap()
+    }
+
+    #[test]
+    fn the_core_group_lists_its_resources_and_subresources() {
+        assert_eq!(doc("/api")["versions"], json!(["v1"]));
+        let v1 = doc("/api/v1");
+        let pods = v1["resources"].as_array().unwrap().iter().find(|r| r["name"] == "pods").unwrap();
+        assert_eq!(pods["shortNames"], json!(["po"]));
+        assert_eq!(pods["categories"], json!(["all"]));
+        assert_eq!(pods["verbs"].as_array().unwrap().len(), 8);
+        let names: Vec<&str> = v1["resources"].as_array().unwrap().iter().filter_map(|r| r["name"].as_str()).collect();
+        assert!(names.contains(&"pods/log") && names.contains(&"pods/eviction") && names.contains(&"bindings"));
+        assert!(!names.contains(&"evictions"));
+    }
+
+    #[test]
+    fn groups_are_listed_with_their_preferred_version() {
+        let apis = doc("/apis");
+        let apps = apis["groups"].as_array().unwrap().iter().find(|g| g["name"] == "apps").unwrap();
+        assert_eq!(apps["preferredVersion"]["groupVersion"], "apps/v1");
+        let deployments = doc("/apis/apps/v1");
+        let scale = deployments["resources"].as_array().unwrap().iter().find(|r| r["name"] == "deployments/scale");
+        assert_eq!(scale.unwrap()["group"], "autoscaling");
+        assert_eq!(doc("/apis/apps")["kind"], "APIGroup");
+        assert!(document("/apis/widgets.example.com").is_none() && document("/apis/apps/v2").is_none());
+        assert!(document("/readyz").is_none());
+    }
+}

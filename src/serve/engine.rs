@@ -1,0 +1,146 @@
+//! The engine's thread: it owns the cluster (which is not `Send`: components share state through `Rc`), paces
+//! its simulated clock against wall time, and turns each HTTP request it is handed into a remote call that
+//! enters the kernel at the simulated moment it arrived. What the call gets back goes to the connection's
+//! task through a channel. With `--paused` the clock moves only for `wait`, and, as for the simulated
+//! kubectl, for as long as a request waits for its answer.
+
+use std::collections::BTreeMap;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::api::{ApiRequest, Credentials};
+use crate::cluster::{Cluster, RemoteEvent};
+use crate::sim::time::{go_duration, parse_duration_ms};
+
+/// How long the clock runs, at most, for one request's answer while paused (the apiserver's own request
+/// timeout is 60 s).
+const PAUSED_ANSWER_LIMIT_MS: u64 = 70_000;
+
+/// What the HTTP side and the control prompt ask of the engine.
+pub enum Command {
+    /// An API request from client component `client`; what comes back goes to `reply`.
+    Call { client: String, credentials: Credentials, request: Box<ApiRequest>, reply: UnboundedSender<RemoteEvent> },
+    /// A control-prompt line (`stop kube-scheduler`, `wait 30s`, a node-shell line when `node` is set);
+    /// its output goes to `reply`.
+    Control { node: Option<String>, line: String, reply: std::sync::mpsc::Sender<String> },
+}
+
+/// How the clock moves.
+#[derive(Debug, Clone, Copy)]
+pub struct Pace {
+    /// Simulated milliseconds per wall millisecond.
+    pub speed: f64,
+    pub paused: bool,
+}
+
+struct Open {
+    reply: UnboundedSender<RemoteEvent>,
+    answered: bool,
+}
+
+/// Runs the engine until every sender of `commands` is gone.
+pub fn run(mut cluster: Cluster, commands: Receiver<Command>, pace: Pace) {
+    let mut open: BTreeMap<u64, Open> = BTreeMap::new();
+    // The one place simulated time meets wall time: `serve` paces the clock for clients in real time.
+    #[allow(clippy::disallowed_methods)]
+    let wall_start = Instant::now();
+    // Simulated time the wall clock is mapped from; `wait` while paused moves it on.
+    let mut sim_start = cluster.now().ms();
+    loop {
+        let command = commands.recv_timeout(Duration::from_millis(5));
+        if !pace.paused {
+            let target = sim_start + (wall_start.elapsed().as_secs_f64() * 1000.0 * pace.speed) as u64;
+            let now = cluster.now().ms();
+            if target > now {
+                cluster.advance_ms(target - now);
+            }
+        }
+        match command {
+            Ok(Command::Call { client, credentials, request, reply }) => {
+                let id = cluster.remote_call(&client, credentials, *request);
+                open.insert(id, Open { reply, answered: false });
+            }
+            Ok(Command::Control { node, line, reply }) => {
+                let before = cluster.now().ms();
+                let out = control(&mut cluster, node.as_deref(), &line);
+                if !pace.paused {
+                    // Commands that run the cluster ahead (a stop that waits for the kubelet) move the mapping.
+                    sim_start += cluster.now().ms().saturating_sub(before);
+                }
+                let _ = reply.send(out);
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return,
+        }
+        if pace.paused {
+            let deadline = cluster.now().ms() + PAUSED_ANSWER_LIMIT_MS;
+            while open.values().any(|o| !o.answered) && cluster.now().ms() < deadline {
+                if cluster.run_next_instant().is_none() {
+                    break;
+                }
+                forward(&mut cluster, &mut open);
+            }
+        }
+        forward(&mut cluster, &mut open);
+    }
+}
+
+/// Hands each open call what it received; calls whose client hung up are ended in the cluster.
+fn forward(cluster: &mut Cluster, open: &mut BTreeMap<u64, Open>) {
+    let mut gone = Vec::new();
+    for (id, call) in open.iter_mut() {
+        if call.reply.is_closed() {
+            gone.push(*id);
+            continue;
+        }
+        let events = cluster.take_remote(*id);
+        for event in events {
+            if matches!(event, RemoteEvent::Answer { .. }) {
+                call.answered = true;
+            }
+            let _ = call.reply.send(event);
+        }
+        if !cluster.remote_call_open(*id) {
+            gone.push(*id);
+        }
+    }
+    for id in gone {
+        if open.remove(&id).is_some_and(|c| c.reply.is_closed()) {
+            cluster.end_remote(id);
+        }
+    }
+}
+
+/// Runs one control-prompt line and returns what it prints.
+fn control(cluster: &mut Cluster, node: Option<&str>, line: &str) -> String {
+    if let Some(node) = node {
+        return cluster.shell(node, line, crate::scenario::runner::COMMAND_LIMIT_MS).output;
+    }
+    let (verb, rest) = line.trim().split_once(' ').unwrap_or((line.trim(), ""));
+    let rest = rest.trim();
+    let result = match verb {
+        "" => Ok(()),
+        "stop" => cluster.stop(rest),
+        "start" => cluster.start(rest),
+        "crash" => cluster.crash(rest),
+        "poweroff" => cluster.power_off(rest),
+        "poweron" => cluster.power_on(rest),
+        "wait" => parse_duration_ms(rest).map(|ms| cluster.advance_ms(ms)),
+        "time" => return format!("{}\n", go_duration(cluster.now().ms())),
+        "ssh" => {
+            let node = rest.trim_start_matches("root@");
+            if cluster.config().all_nodes().any(|n| n.name == node) {
+                Ok(())
+            } else {
+                Err(format!("ssh: Could not resolve hostname {node}: Name or service not known"))
+            }
+        }
+        other => Err(format!("unknown command {other:?} (stop|start|crash NAME, poweroff|poweron NODE, wait DURATION, time, ssh NODE, exit)")),
+    };
+    match result {
+        Ok(()) => String::new(),
+        Err(e) => format!("error: {e}\n"),
+    }
+}

@@ -1,0 +1,192 @@
+//! The wire: TLS (rustls, client certificates verified against the cluster CA and read for the user and
+//! groups), HTTP/1.1 and HTTP/2 (hyper), and for each request the path from headers and body to an API
+//! request handed to the engine, then from its answer to a response: a body written by the apiserver's
+//! `rest` module, `Warning` headers, and a watch as a stream of JSON lines that ends when the client
+//! hangs up.
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::{mpsc, Arc};
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http_body_util::{combinators::BoxBody, BodyExt, Full, Limited};
+use hyper::body::{Body, Frame, Incoming};
+use hyper::{Request, Response};
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use tokio::net::TcpListener;
+use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
+use tokio_rustls::TlsAcceptor;
+
+use super::engine::Command;
+use super::pki::{client_subject, ClientSubject, Pki};
+use crate::api::{lookup, ApiRequest, ApiResponse, Credentials, ResourceInfo, Status, Verb};
+use crate::apiserver::rest::{self, HttpAnswer, HttpRequest, Routed};
+use crate::cluster::{client_name, RemoteEvent};
+
+/// kube-apiserver's `--max-request-body-bytes` default (3 MiB): a larger body is refused with 413.
+pub const MAX_REQUEST_BODY_BYTES: usize = 3 * 1024 * 1024;
+
+type ResponseBody = BoxBody<Bytes, Infallible>;
+
+/// The TLS server configuration: the serving certificate, client certificates optional (a token or no
+/// credentials at all reach the authentication filter too) but verified against the cluster CA when sent.
+pub fn tls_acceptor(pki: &Pki) -> Result<TlsAcceptor, String> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(CertificateDer::from(pki.ca_der.clone())).map_err(|e| format!("cluster CA: {e}"))?;
+    let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider.clone())
+        .allow_unauthenticated()
+        .build()
+        .map_err(|e| format!("client verifier: {e}"))?;
+    let chain = vec![CertificateDer::from(pki.serving.cert_der.clone())];
+    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(pki.serving.key_der.clone()));
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| format!("TLS versions: {e}"))?
+        .with_client_cert_verifier(verifier)
+        .with_single_cert(chain, key)
+        .map_err(|e| format!("serving certificate: {e}"))?;
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    Ok(TlsAcceptor::from(Arc::new(config)))
+}
+
+/// Accepts connections until the process ends.
+pub async fn accept(listener: TcpListener, acceptor: TlsAcceptor, commands: mpsc::Sender<Command>) {
+    loop {
+        let Ok((tcp, _)) = listener.accept().await else { continue };
+        let acceptor = acceptor.clone();
+        let commands = commands.clone();
+        tokio::spawn(async move {
+            // A client that fails the handshake (an unknown CA, a certificate not signed by ours) is gone.
+            let Ok(tls) = acceptor.accept(tcp).await else { return };
+            let subject =
+                tls.get_ref().1.peer_certificates().and_then(|c| c.first()).and_then(|c| client_subject(c.as_ref()));
+            let service = hyper::service::service_fn(move |req| handle(req, subject.clone(), commands.clone()));
+            let _ = auto::Builder::new(TokioExecutor::new()).serve_connection(TokioIo::new(tls), service).await;
+        });
+    }
+}
+
+/// The transport failed below HTTP (the simulated apiserver is not listening): the connection is dropped.
+#[derive(Debug)]
+struct Dropped(&'static str);
+
+impl std::fmt::Display for Dropped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl std::error::Error for Dropped {}
+
+async fn handle(
+    req: Request<Incoming>,
+    subject: Option<ClientSubject>,
+    commands: mpsc::Sender<Command>,
+) -> Result<Response<ResponseBody>, Dropped> {
+    let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+    let (content_type, user_agent) = (header("content-type"), header("user-agent").unwrap_or_default());
+    let (authorization, impersonate) = (header("authorization"), header("impersonate-user"));
+    let method = req.method().as_str().to_string();
+    let path = req.uri().path().to_string();
+    let query = req.uri().query().unwrap_or("").to_string();
+    let body = match Limited::new(req.into_body(), MAX_REQUEST_BODY_BYTES).collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(_) => {
+            let mut s = Status::bad_request("the server has rejected the request because it is too large");
+            s.code = 413;
+            return Ok(plain(&HttpAnswer::status(&s), &[]));
+        }
+    };
+    let credentials = match (subject, authorization.as_deref().and_then(|a| a.strip_prefix("Bearer "))) {
+        (Some(s), _) => Credentials::ClientCert { common_name: s.user, organizations: s.groups },
+        (None, Some(token)) => Credentials::Token(token.trim().to_string()),
+        (None, None) => Credentials::Anonymous,
+    };
+    let http =
+        HttpRequest { method: &method, path: &path, query: &query, content_type: content_type.as_deref(), body: &body };
+    let (mut request, info) = match rest::route(&http) {
+        Err(answer) => return Ok(plain(&answer, &[])),
+        Ok(Routed::Api(r)) => {
+            let info = r.resource;
+            (*r, Some(info))
+        }
+        Ok(Routed::NonResource(p)) => {
+            let mut r = ApiRequest::new(
+                Credentials::Anonymous,
+                Verb::Get,
+                lookup("namespaces").expect("namespaces are served"),
+            );
+            r.non_resource_path = Some(p);
+            (r, None)
+        }
+    };
+    request.impersonate = impersonate;
+    let (reply, mut events) = unbounded_channel();
+    let call = Command::Call { client: client_name(&user_agent), credentials, request: Box::new(request), reply };
+    if commands.send(call).is_err() {
+        return Err(Dropped("the engine has stopped"));
+    }
+    match events.recv().await {
+        Some(RemoteEvent::Answer { result: Ok(ApiResponse::WatchStarted { .. }), warnings }) => {
+            let info = info.expect("only resource requests watch");
+            let mut response = Response::new(WatchBody { events, info }.boxed());
+            set_headers(&mut response, "application/json", &warnings);
+            Ok(response)
+        }
+        Some(RemoteEvent::Answer { result: Ok(answer), warnings }) => {
+            Ok(plain(&rest::answer(info, &answer), &warnings))
+        }
+        Some(RemoteEvent::Answer { result: Err(_), .. }) | None => Err(Dropped("connection refused")),
+        Some(_) => Err(Dropped("unexpected event before the answer")),
+    }
+}
+
+fn plain(answer: &HttpAnswer, warnings: &[String]) -> Response<ResponseBody> {
+    let mut response = Response::new(Full::new(Bytes::from(answer.body.clone())).boxed());
+    *response.status_mut() =
+        hyper::StatusCode::from_u16(answer.code).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
+    set_headers(&mut response, answer.content_type, warnings);
+    response
+}
+
+/// `Content-Type`, `Cache-Control` as the apiserver sets them, and a `Warning: 299 - "…"` header per warning.
+fn set_headers(response: &mut Response<ResponseBody>, content_type: &str, warnings: &[String]) {
+    let headers = response.headers_mut();
+    if let Ok(v) = content_type.parse() {
+        headers.insert("content-type", v);
+    }
+    headers.insert("cache-control", hyper::header::HeaderValue::from_static("no-cache, private"));
+    for w in warnings {
+        let escaped = w.replace('\\', "\\\\").replace('"', "\\\"");
+        if let Ok(v) = format!("299 - \"{escaped}\"").parse() {
+            headers.append("warning", v);
+        }
+    }
+}
+
+/// A watch's response body: one JSON line per event, until the watch ends or the client hangs up (which
+/// drops this body, and with it the channel the engine sees closed).
+struct WatchBody {
+    events: UnboundedReceiver<RemoteEvent>,
+    info: &'static ResourceInfo,
+}
+
+impl Body for WatchBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        match self.events.poll_recv(cx) {
+            Poll::Ready(Some(RemoteEvent::Event(e))) => {
+                let line = rest::watch_event_json(self.info, &e);
+                Poll::Ready(Some(Ok(Frame::data(Bytes::from(line)))))
+            }
+            Poll::Ready(_) => Poll::Ready(None),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
