@@ -16,9 +16,18 @@ struct Served {
 
 impl Served {
     fn start(extra: &[&str]) -> Served {
+        let mut args = vec!["--no-prompt", "--speed", "20"];
+        args.extend_from_slice(extra);
+        Served::spawn(&args).0
+    }
+
+    /// A served cluster with its control prompt on a pipe, and the lines it prints.
+    fn spawn(args: &[&str]) -> (Served, Option<Prompt>) {
+        let prompted = !args.contains(&"--no-prompt");
         let mut child = Command::new(env!("CARGO_BIN_EXE_kubeglass"))
-            .args(["serve", "--port", "0", "--no-prompt", "--speed", "20"])
-            .args(extra)
+            .args(["serve", "--port", "0"])
+            .args(args)
+            .stdin(if prompted { Stdio::piped() } else { Stdio::null() })
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -35,8 +44,14 @@ impl Served {
             }
         };
         // Keep reading what it prints, so it never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines {});
-        Served { child, kubeconfig, server }
+        let (sender, printed) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                let _ = sender.send(line);
+            }
+        });
+        let prompt = child.stdin.take().map(|stdin| Prompt { stdin, printed });
+        (Served { child, kubeconfig, server }, prompt)
     }
 
     /// Runs the real kubectl against the served cluster: (stdout, stderr, exit code).
@@ -73,6 +88,40 @@ impl Served {
             std::thread::sleep(Duration::from_millis(300));
         }
         out
+    }
+}
+
+/// serve's control prompt.
+struct Prompt {
+    stdin: std::process::ChildStdin,
+    printed: std::sync::mpsc::Receiver<String>,
+}
+
+impl Prompt {
+    /// Runs a prompt line and returns what it printed (the prompts, `kubeglass> ` and a node shell's
+    /// `root@node:~# `, taken off).
+    fn run(&mut self, line: &str) -> String {
+        const MARK: &str = "--- end of output ---";
+        writeln!(self.stdin, "{line}\necho {MARK}").unwrap();
+        let mut out = String::new();
+        loop {
+            let printed = self.printed.recv_timeout(Duration::from_secs(60)).expect("the prompt answers");
+            let mut text = printed.as_str();
+            loop {
+                if let Some(rest) = text.strip_prefix("kubeglass> ") {
+                    text = rest;
+                } else if let Some((_, rest)) = text.split_once(":~# ").filter(|_| text.starts_with("root@")) {
+                    text = rest;
+                } else {
+                    break;
+                }
+            }
+            if text == MARK {
+                return out;
+            }
+            out.push_str(text);
+            out.push('\n');
+        }
     }
 }
 
@@ -177,4 +226,66 @@ fn a_user_without_rights_gets_the_real_403_and_a_stranger_the_real_401() {
     let (_, err, code) =
         s.kubectl(&["--kubeconfig=/dev/null", &server, &ca, "--token=not-a-token", "get", "pods"], None);
     assert_eq!((code, err.as_str()), (1, "error: You must be logged in to the server (Unauthorized)\n"));
+}
+
+#[test]
+fn the_real_kubectl_prints_what_the_simulated_one_prints() {
+    // One cluster, its clock paused (it moves only while a request waits for its answer): the real kubectl
+    // outside and the simulated one inside read the same apiserver at the same moment, so the tables the
+    // apiserver prints must come out the same, ages included.
+    let (s, prompt) = Served::spawn(&["--paused"]);
+    let mut prompt = prompt.unwrap();
+    prompt.run("echo ready");
+    let lines = [
+        "get nodes",
+        "get nodes -o wide",
+        "get pods -A",
+        "get pods -n kube-system -o wide",
+        "get pods -n kube-system --show-labels",
+        "get svc,deploy -A",
+        "get deploy -n kube-system -L k8s-app",
+        "get ns",
+        "get ds -A -o wide",
+        "get pod nope",
+        "get deploy nope -n kube-system",
+    ];
+    for line in lines {
+        let args: Vec<&str> = line.split_whitespace().collect();
+        let (out, err, _) = s.kubectl(&args, None);
+        let simulated = prompt.run(&format!("kubectl {line}"));
+        assert_eq!(format!("{out}{err}"), simulated, "kubectl {line}");
+    }
+}
+
+#[test]
+fn a_stopped_apiserver_refuses_the_real_kubectl_and_the_pods_keep_running() {
+    // The seeds' first trap, with the person's own kubectl: kube-apiserver stopped is a refused connection,
+    // not a broken cluster; the containers run on, and once it is back everything answers again.
+    let (s, prompt) = Served::spawn(&["--speed", "20"]);
+    let mut prompt = prompt.unwrap();
+    prompt.run("echo ready");
+    assert_eq!(prompt.run("stop kube-apiserver"), "");
+    let port = s.server.rsplit(':').next().unwrap().to_string();
+    let (out, err, code) = s.kubectl(&["get", "pods", "-n", "kube-system"], None);
+    let refused =
+        format!("The connection to the server 127.0.0.1:{port} was refused - did you specify the right host or port?");
+    assert_eq!((out.as_str(), err.lines().last(), code), ("", Some(refused.as_str()), 1), "{err}");
+    // Before it, discovery's retries log the dial error, as against a real stopped apiserver.
+    let dial = format!("dial tcp 127.0.0.1:{port}: connect: connection refused");
+    assert!(
+        err.lines().rev().skip(1).all(|l| l.contains("memcache.go")
+            && l.contains("couldn't get current server API group list")
+            && l.contains(&dial)),
+        "{err}"
+    );
+    let containers = prompt.run("ssh controlplane");
+    assert_eq!(containers, "");
+    let ps = prompt.run("crictl ps --name etcd -q");
+    assert_eq!(ps.lines().count(), 1, "etcd's container runs on: {ps}");
+    prompt.run("exit");
+    assert_eq!(prompt.run("start kube-apiserver"), "");
+    let pods = s.kubectl_until(&["get", "pods", "-n", "kube-system", "-l", "k8s-app=kube-dns", "--no-headers"], |o| {
+        o.lines().count() == 2 && o.lines().all(|l| l.contains("Running"))
+    });
+    assert_eq!(pods.lines().filter(|l| l.contains("1/1") && l.contains("Running")).count(), 2, "{pods}");
 }

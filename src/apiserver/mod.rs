@@ -23,6 +23,7 @@ pub mod eviction;
 pub mod health;
 pub mod identity;
 pub mod json_patch;
+pub mod printers;
 mod proxy;
 pub mod registry;
 pub mod rest;

@@ -8,10 +8,12 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::printers;
 use crate::api::{
     ApiRequest, ApiResponse, Credentials, Object, PatchBody, ResourceInfo, Status, Verb, WatchEvent, WatchEventType,
     RESOURCES,
 };
+use crate::sim::SimTime;
 
 /// One HTTP request as it reached the server: method, path and query (undecoded), `Content-Type`, body.
 #[derive(Debug, Clone, Copy)]
@@ -282,6 +284,120 @@ pub fn answer(info: Option<&ResourceInfo>, response: &ApiResponse) -> HttpAnswer
             }
         }
         ApiResponse::WatchStarted { .. } | ApiResponse::Exec(_) => HttpAnswer::json(200, "{}\n".into()),
+    }
+}
+
+/// How much of each object a Table row carries (`includeObject`; `Metadata` unless asked otherwise).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IncludeObject {
+    None,
+    Metadata,
+    Object,
+}
+
+impl IncludeObject {
+    /// From the request's query.
+    pub fn from_query(query: &str) -> IncludeObject {
+        let value = form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == "includeObject").map(|(_, v)| v);
+        match value.as_deref() {
+            Some("None") => IncludeObject::None,
+            Some("Object") => IncludeObject::Object,
+            _ => IncludeObject::Metadata,
+        }
+    }
+}
+
+/// Whether an `Accept` header asks for a `meta.k8s.io` Table (what `kubectl get` sends first).
+pub fn wants_table(accept: Option<&str>) -> bool {
+    accept.is_some_and(|a| a.split(',').any(|m| m.contains("as=Table") && m.contains("g=meta.k8s.io")))
+}
+
+/// A `meta.k8s.io/v1` Table of `objects` as the apiserver's TableConvertor writes it at `now`: every column
+/// with its priority (1: `-o wide`), a row of cells per object and the object as `include` says.
+/// `headers: false` leaves the column definitions out (the watch events after the first).
+pub fn table_json(
+    info: &ResourceInfo,
+    objects: &[Arc<Object>],
+    revision: Option<u64>,
+    now: SimTime,
+    include: IncludeObject,
+    headers: bool,
+) -> String {
+    let columns = printers::columns(info.kind);
+    let definitions: Vec<String> = if headers {
+        columns
+            .iter()
+            .map(|c| {
+                format!(
+                    "{{\"name\":{},\"type\":\"string\",\"format\":\"{}\",\"description\":\"\",\"priority\":{}}}",
+                    Value::from(c.name),
+                    if c.is_name { "name" } else { "" },
+                    u8::from(c.wide)
+                )
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let rows: Vec<String> = objects
+        .iter()
+        .map(|o| {
+            let mut cells = printers::cells(o, info.kind, now);
+            cells.resize(columns.len(), String::new());
+            let cells: Vec<String> = cells.into_iter().map(|c| Value::from(c).to_string()).collect();
+            let object = match include {
+                IncludeObject::None => String::new(),
+                IncludeObject::Object => format!(",\"object\":{}", object_json(o, true)),
+                IncludeObject::Metadata => {
+                    let meta = serde_json::to_string(o.meta()).unwrap_or_else(|_| "{}".into());
+                    format!(
+                        ",\"object\":{{\"kind\":\"PartialObjectMetadata\",\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":{meta}}}"
+                    )
+                }
+            };
+            format!("{{\"cells\":[{}]{object}}}", cells.join(","))
+        })
+        .collect();
+    let metadata = match revision {
+        Some(rv) => format!("{{\"resourceVersion\":\"{rv}\"}}"),
+        None => "{}".into(),
+    };
+    let definitions =
+        if headers { format!(",\"columnDefinitions\":[{}]", definitions.join(",")) } else { String::new() };
+    format!(
+        "{{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":{metadata}{definitions},\"rows\":[{}]}}",
+        rows.join(",")
+    )
+}
+
+/// [`answer`] for a client that asked for a Table: an object or a list as its table, anything else as
+/// [`answer`] writes it.
+pub fn table_answer(info: &ResourceInfo, response: &ApiResponse, now: SimTime, include: IncludeObject) -> HttpAnswer {
+    match response {
+        ApiResponse::Object(o) if o.info().kind == info.kind => {
+            HttpAnswer::json(200, format!("{}\n", table_json(info, std::slice::from_ref(o), None, now, include, true)))
+        }
+        ApiResponse::List { items, resource_version } => {
+            HttpAnswer::json(200, format!("{}\n", table_json(info, items, Some(*resource_version), now, include, true)))
+        }
+        other => answer(Some(info), other),
+    }
+}
+
+/// A watch frame whose object is a one-row Table (`headers` on the first event only).
+pub fn watch_event_table_json(
+    info: &ResourceInfo,
+    event: &WatchEvent,
+    now: SimTime,
+    include: IncludeObject,
+    headers: bool,
+) -> String {
+    match (event.kind, &event.object) {
+        (WatchEventType::Added | WatchEventType::Modified | WatchEventType::Deleted, Some(o)) => {
+            let table = table_json(info, std::slice::from_ref(o), None, now, include, headers);
+            format!("{{\"type\":\"{}\",\"object\":{table}}}\n", event.kind.as_str())
+        }
+        _ => watch_event_json(info, event),
     }
 }
 

@@ -101,6 +101,12 @@ impl Cluster {
         }
     }
 
+    /// Whether kube-apiserver is listening (running, on a machine that is on): a real client's connection
+    /// is refused otherwise.
+    pub fn apiserver_listening(&self) -> bool {
+        self.kernel.is_running(self.apiserver)
+    }
+
     /// Whether call `id` is still in progress (waiting for its answer, or a watch still open).
     pub fn remote_call_open(&self, id: u64) -> bool {
         self.remote_calls.contains_key(&id)

@@ -9,10 +9,12 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::watch;
 
 use crate::api::{ApiRequest, Credentials};
 use crate::cluster::{Cluster, RemoteEvent};
 use crate::sim::time::{go_duration, parse_duration_ms};
+use crate::sim::SimTime;
 
 /// How long the clock runs, at most, for one request's answer while paused (the apiserver's own request
 /// timeout is 60 s).
@@ -20,8 +22,14 @@ const PAUSED_ANSWER_LIMIT_MS: u64 = 70_000;
 
 /// What the HTTP side and the control prompt ask of the engine.
 pub enum Command {
-    /// An API request from client component `client`; what comes back goes to `reply`.
-    Call { client: String, credentials: Credentials, request: Box<ApiRequest>, reply: UnboundedSender<RemoteEvent> },
+    /// An API request from client component `client`; what comes back goes to `reply`, each with the
+    /// simulated time it is handed on at (a Table's ages are computed then).
+    Call {
+        client: String,
+        credentials: Credentials,
+        request: Box<ApiRequest>,
+        reply: UnboundedSender<(RemoteEvent, SimTime)>,
+    },
     /// A control-prompt line (`stop kube-scheduler`, `wait 30s`, a node-shell line when `node` is set);
     /// its output goes to `reply`.
     Control { node: Option<String>, line: String, reply: std::sync::mpsc::Sender<String> },
@@ -36,12 +44,13 @@ pub struct Pace {
 }
 
 struct Open {
-    reply: UnboundedSender<RemoteEvent>,
+    reply: UnboundedSender<(RemoteEvent, SimTime)>,
     answered: bool,
 }
 
-/// Runs the engine until every sender of `commands` is gone.
-pub fn run(mut cluster: Cluster, commands: Receiver<Command>, pace: Pace) {
+/// Runs the engine until every sender of `commands` is gone. `listening` follows whether kube-apiserver
+/// runs: the HTTP side stops listening while it does not, so clients are refused as by a stopped one.
+pub fn run(mut cluster: Cluster, commands: Receiver<Command>, pace: Pace, listening: watch::Sender<bool>) {
     let mut open: BTreeMap<u64, Open> = BTreeMap::new();
     // The one place simulated time meets wall time: `serve` paces the clock for clients in real time.
     #[allow(clippy::disallowed_methods)]
@@ -84,6 +93,8 @@ pub fn run(mut cluster: Cluster, commands: Receiver<Command>, pace: Pace) {
             }
         }
         forward(&mut cluster, &mut open);
+        let up = cluster.apiserver_listening();
+        listening.send_if_modified(|was| std::mem::replace(was, up) != up);
     }
 }
 
@@ -96,11 +107,12 @@ fn forward(cluster: &mut Cluster, open: &mut BTreeMap<u64, Open>) {
             continue;
         }
         let events = cluster.take_remote(*id);
+        let now = cluster.now();
         for event in events {
             if matches!(event, RemoteEvent::Answer { .. }) {
                 call.answered = true;
             }
-            let _ = call.reply.send(event);
+            let _ = call.reply.send((event, now));
         }
         if !cluster.remote_call_open(*id) {
             gone.push(*id);
@@ -129,6 +141,9 @@ fn control(cluster: &mut Cluster, node: Option<&str>, line: &str) -> String {
         "poweron" => cluster.power_on(rest),
         "wait" => parse_duration_ms(rest).map(|ms| cluster.advance_ms(ms)),
         "time" => return format!("{}\n", go_duration(cluster.now().ms())),
+        "echo" => return format!("{rest}\n"),
+        // The simulated kubectl inside the served cluster, beside the real one outside it.
+        "kubectl" => return cluster.kubectl(rest, None, crate::scenario::runner::COMMAND_LIMIT_MS).output,
         "ssh" => {
             let node = rest.trim_start_matches("root@");
             if cluster.config().all_nodes().any(|n| n.name == node) {
@@ -137,7 +152,9 @@ fn control(cluster: &mut Cluster, node: Option<&str>, line: &str) -> String {
                 Err(format!("ssh: Could not resolve hostname {node}: Name or service not known"))
             }
         }
-        other => Err(format!("unknown command {other:?} (stop|start|crash NAME, poweroff|poweron NODE, wait DURATION, time, ssh NODE, exit)")),
+        other => Err(format!(
+            "unknown command {other:?} (stop|start|crash NAME, poweroff|poweron NODE, wait DURATION, time, kubectl ARGS, ssh NODE)"
+        )),
     };
     match result {
         Ok(()) => String::new(),

@@ -18,6 +18,7 @@ use hyper_util::server::conn::auto;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
+use tokio::sync::watch;
 use tokio_rustls::TlsAcceptor;
 
 use super::engine::Command;
@@ -25,6 +26,7 @@ use super::pki::{client_subject, ClientSubject, Pki};
 use crate::api::{lookup, ApiRequest, ApiResponse, Credentials, ResourceInfo, Status, Verb};
 use crate::apiserver::rest::{self, HttpAnswer, HttpRequest, Routed};
 use crate::cluster::{client_name, RemoteEvent};
+use crate::sim::SimTime;
 
 /// kube-apiserver's `--max-request-body-bytes` default (3 MiB): a larger body is refused with 413.
 pub const MAX_REQUEST_BODY_BYTES: usize = 3 * 1024 * 1024;
@@ -53,21 +55,54 @@ pub fn tls_acceptor(pki: &Pki) -> Result<TlsAcceptor, String> {
     Ok(TlsAcceptor::from(Arc::new(config)))
 }
 
-/// Accepts connections until the process ends.
-pub async fn accept(listener: TcpListener, acceptor: TlsAcceptor, commands: mpsc::Sender<Command>) {
+/// Accepts connections on 127.0.0.1:`port` until the process ends. While kube-apiserver is not running
+/// (`listening` false) nothing listens there, so a client's connection is refused exactly as by a stopped
+/// apiserver (`The connection to the server … was refused`); the port is bound again when it runs.
+pub async fn accept(
+    port: u16,
+    listener: TcpListener,
+    acceptor: TlsAcceptor,
+    commands: mpsc::Sender<Command>,
+    mut listening: watch::Receiver<bool>,
+) {
+    let mut listener = Some(listener);
     loop {
-        let Ok((tcp, _)) = listener.accept().await else { continue };
-        let acceptor = acceptor.clone();
-        let commands = commands.clone();
-        tokio::spawn(async move {
-            // A client that fails the handshake (an unknown CA, a certificate not signed by ours) is gone.
-            let Ok(tls) = acceptor.accept(tcp).await else { return };
-            let subject =
-                tls.get_ref().1.peer_certificates().and_then(|c| c.first()).and_then(|c| client_subject(c.as_ref()));
-            let service = hyper::service::service_fn(move |req| handle(req, subject.clone(), commands.clone()));
-            let _ = auto::Builder::new(TokioExecutor::new()).serve_connection(TokioIo::new(tls), service).await;
-        });
+        let Some(bound) = listener.take() else {
+            if listening.changed().await.is_err() {
+                return;
+            }
+            if *listening.borrow() {
+                listener = TcpListener::bind(("127.0.0.1", port)).await.ok();
+            }
+            continue;
+        };
+        tokio::select! {
+            accepted = bound.accept() => {
+                listener = Some(bound);
+                if let Ok((tcp, _)) = accepted {
+                    tokio::spawn(connection(tcp, acceptor.clone(), commands.clone()));
+                }
+            }
+            changed = listening.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+                if *listening.borrow() {
+                    listener = Some(bound);
+                }
+                // Otherwise the socket closes here: connections are refused until the apiserver runs.
+            }
+        }
     }
+}
+
+/// One client connection: the TLS handshake, its certificate's subject, then HTTP until it closes.
+async fn connection(tcp: tokio::net::TcpStream, acceptor: TlsAcceptor, commands: mpsc::Sender<Command>) {
+    // A client that fails the handshake (an unknown CA, a certificate not signed by ours) is gone.
+    let Ok(tls) = acceptor.accept(tcp).await else { return };
+    let subject = tls.get_ref().1.peer_certificates().and_then(|c| c.first()).and_then(|c| client_subject(c.as_ref()));
+    let service = hyper::service::service_fn(move |req| handle(req, subject.clone(), commands.clone()));
+    let _ = auto::Builder::new(TokioExecutor::new()).serve_connection(TokioIo::new(tls), service).await;
 }
 
 /// The transport failed below HTTP (the simulated apiserver is not listening): the connection is dropped.
@@ -90,6 +125,7 @@ async fn handle(
     let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
     let (content_type, user_agent) = (header("content-type"), header("user-agent").unwrap_or_default());
     let (authorization, impersonate) = (header("authorization"), header("impersonate-user"));
+    let table = rest::wants_table(header("accept").as_deref());
     let method = req.method().as_str().to_string();
     let path = req.uri().path().to_string();
     let query = req.uri().query().unwrap_or("").to_string();
@@ -130,17 +166,22 @@ async fn handle(
     if commands.send(call).is_err() {
         return Err(Dropped("the engine has stopped"));
     }
+    let include = table.then(|| rest::IncludeObject::from_query(&query));
     match events.recv().await {
-        Some(RemoteEvent::Answer { result: Ok(ApiResponse::WatchStarted { .. }), warnings }) => {
+        Some((RemoteEvent::Answer { result: Ok(ApiResponse::WatchStarted { .. }), warnings }, _)) => {
             let info = info.expect("only resource requests watch");
-            let mut response = Response::new(WatchBody { events, info }.boxed());
+            let mut response = Response::new(WatchBody { events, info, table: include, first: true }.boxed());
             set_headers(&mut response, "application/json", &warnings);
             Ok(response)
         }
-        Some(RemoteEvent::Answer { result: Ok(answer), warnings }) => {
-            Ok(plain(&rest::answer(info, &answer), &warnings))
+        Some((RemoteEvent::Answer { result: Ok(answer), warnings }, now)) => {
+            let written = match (info, include) {
+                (Some(info), Some(include)) => rest::table_answer(info, &answer, now, include),
+                _ => rest::answer(info, &answer),
+            };
+            Ok(plain(&written, &warnings))
         }
-        Some(RemoteEvent::Answer { result: Err(_), .. }) | None => Err(Dropped("connection refused")),
+        Some((RemoteEvent::Answer { result: Err(_), .. }, _)) | None => Err(Dropped("connection refused")),
         Some(_) => Err(Dropped("unexpected event before the answer")),
     }
 }
@@ -171,8 +212,11 @@ fn set_headers(response: &mut Response<ResponseBody>, content_type: &str, warnin
 /// A watch's response body: one JSON line per event, until the watch ends or the client hangs up (which
 /// drops this body, and with it the channel the engine sees closed).
 struct WatchBody {
-    events: UnboundedReceiver<RemoteEvent>,
+    events: UnboundedReceiver<(RemoteEvent, SimTime)>,
     info: &'static ResourceInfo,
+    /// A client that asked for Tables gets each event's object as a one-row Table (columns on the first).
+    table: Option<rest::IncludeObject>,
+    first: bool,
 }
 
 impl Body for WatchBody {
@@ -181,8 +225,12 @@ impl Body for WatchBody {
 
     fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         match self.events.poll_recv(cx) {
-            Poll::Ready(Some(RemoteEvent::Event(e))) => {
-                let line = rest::watch_event_json(self.info, &e);
+            Poll::Ready(Some((RemoteEvent::Event(e), now))) => {
+                let line = match self.table {
+                    Some(include) => rest::watch_event_table_json(self.info, &e, now, include, self.first),
+                    None => rest::watch_event_json(self.info, &e),
+                };
+                self.first = false;
                 Poll::Ready(Some(Ok(Frame::data(Bytes::from(line)))))
             }
             Poll::Ready(_) => Poll::Ready(None),

@@ -165,6 +165,7 @@ pub fn run(options: Options) -> Result<(), String> {
     let (commands, inbox) = mpsc::channel::<Command>();
     let (built, ready) = mpsc::channel::<String>();
     let (scenario, seed, pace) = (options.scenario.clone(), options.seed, options.pace);
+    let (listening, apiserver_up) = tokio::sync::watch::channel(true);
     std::thread::Builder::new()
         .name("engine".into())
         .spawn(move || {
@@ -174,7 +175,7 @@ pub fn run(options: Options) -> Result<(), String> {
             };
             let nodes: Vec<String> = cluster.config().all_nodes().map(|n| n.name.clone()).collect();
             let _ = built.send(nodes.join(", "));
-            engine::run(cluster, inbox, pace);
+            engine::run(cluster, inbox, pace, listening);
         })
         .map_err(|e| format!("starting the engine: {e}"))?;
     let nodes = ready.recv().map_err(|_| "the engine stopped while building the cluster".to_string())?;
@@ -188,7 +189,7 @@ pub fn run(options: Options) -> Result<(), String> {
         let prompt_commands = commands.clone();
         std::thread::spawn(move || prompt(prompt_commands));
     }
-    runtime.block_on(http::accept(listener, acceptor, commands));
+    runtime.block_on(http::accept(port, listener, acceptor, commands, apiserver_up));
     Ok(())
 }
 
@@ -196,7 +197,9 @@ pub fn run(options: Options) -> Result<(), String> {
 fn prompt(commands: mpsc::Sender<Command>) {
     let stdin = std::io::stdin();
     let mut on: Option<String> = None;
-    println!("Control prompt: stop|start|crash COMPONENT, poweroff|poweron NODE, wait DURATION, time, ssh NODE");
+    println!(
+        "Control prompt: stop|start|crash COMPONENT, poweroff|poweron NODE, wait DURATION, time, kubectl ARGS (the simulated one), ssh NODE"
+    );
     loop {
         match &on {
             Some(node) => print!("root@{node}:~# "),

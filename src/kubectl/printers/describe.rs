@@ -17,11 +17,11 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference}
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use super::duration::{age, micro_time_ms, rfc1123z, time_ms};
-use super::get::node_roles;
 use super::quantity::Quantity;
 use super::table::{escape_terminal, TabWriter};
 use super::util::{format_label_selector, format_labels, join_host_port, selector_string};
 use crate::api::Object;
+use crate::apiserver::printers::node_roles;
 use crate::sim::SimTime;
 
 mod batch;

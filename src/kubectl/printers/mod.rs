@@ -4,14 +4,14 @@
 //! Everything here is a pure function of API objects and the simulated "now": no clocks, no I/O.
 
 pub mod describe;
-pub mod duration;
+pub use crate::apiserver::printers::duration;
 pub mod get;
 pub mod output;
 pub mod quantity;
 pub mod table;
 
 pub mod jsonpath;
-mod util;
+use crate::apiserver::printers::util;
 pub mod yaml;
 
 pub use describe::{describe, Related};
