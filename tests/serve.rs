@@ -186,6 +186,20 @@ fn the_real_kubectl_writes_and_watches_through_the_same_apiserver() {
     assert_eq!(out, "deployment.apps/web labeled\n", "{err}");
     let (out, _, _) = s.kubectl(&["get", "deploy", "web", "-o", "jsonpath={.metadata.labels.tier}"], None);
     assert_eq!(out, "front");
+    // The scale subresource answers with an autoscaling/v1 Scale, which kubectl scale decodes.
+    let (out, err, code) = s.kubectl(&["scale", "deploy", "web", "--replicas=3"], None);
+    assert_eq!((out.as_str(), code), ("deployment.apps/web scaled\n", 0), "{err}");
+    let (out, _, _) = s.kubectl(&["get", "--raw", "/apis/apps/v1/namespaces/default/deployments/web/scale"], None);
+    let scale: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (&scale["kind"], &scale["apiVersion"], &scale["spec"]["replicas"]),
+        (&"Scale".into(), &"autoscaling/v1".into(), &3.into())
+    );
+    assert_eq!(scale["status"]["selector"], "app=web");
+    let (_, err, code) = s.kubectl(&["scale", "deploy", "web", "--current-replicas=2", "--replicas=1"], None);
+    assert_eq!((err.as_str(), code), ("error: Expected replicas to be 2, was 3\n", 1));
+    let three = s.kubectl_until(&["get", "pods", "-l", "app=web", "-o", "name"], |o| o.lines().count() == 3);
+    assert_eq!(three.lines().count(), 3, "{three}");
     // A watch streams the changes a delete makes, and ends when kubectl gives up on it.
     let watcher = Command::new("kubectl")
         .args(["get", "pods", "-l", "app=web", "-w", "-o", "name", "--request-timeout=6s"])

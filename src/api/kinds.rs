@@ -190,6 +190,8 @@ kinds! {
     SelfSubjectReview(authentication::SelfSubjectReview) = "selfsubjectreviews", "selfsubjectreview", [], "authentication.k8s.io", "v1", namespaced: false, etcd: "", stored: false, all: false;
     SelfSubjectAccessReview(authorization::SelfSubjectAccessReview) = "selfsubjectaccessreviews", "selfsubjectaccessreview", [], "authorization.k8s.io", "v1", namespaced: false, etcd: "", stored: false, all: false;
     SelfSubjectRulesReview(authorization::SelfSubjectRulesReview) = "selfsubjectrulesreviews", "selfsubjectrulesreview", [], "authorization.k8s.io", "v1", namespaced: false, etcd: "", stored: false, all: false;
+    // The scale subresource's body (deployments/scale, replicasets/scale, statefulsets/scale); never a resource.
+    Scale(k8s_openapi::api::autoscaling::v1::Scale) = "scales", "scale", [], "autoscaling", "v1", namespaced: true, etcd: "", stored: false, all: false;
 }
 
 /// The Kubernetes kind a variant stands for: the variant's name, except where two API groups share a kind

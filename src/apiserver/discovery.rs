@@ -49,9 +49,9 @@ fn subresources(info: &ResourceInfo) -> Vec<Sub> {
     }
 }
 
-/// The resources discovery lists (top-level ones; evictions exist only as `pods/eviction`).
+/// The resources discovery lists (top-level ones: evictions and scales exist only as subresources).
 fn listed() -> impl Iterator<Item = &'static ResourceInfo> {
-    RESOURCES.iter().filter(|r| r.stored || !matches!(r.resource, "evictions"))
+    RESOURCES.iter().filter(|r| r.stored || !matches!(r.resource, "evictions" | "scales"))
 }
 
 /// The groups in the order `/apis` lists them (the core group is `/api`'s).

@@ -165,6 +165,8 @@ pub struct ApiServer {
     log: RequestLog,
     /// Requests made through `events.k8s.io/v1`, whose answers are converted from the stored core Events.
     v1_events: std::collections::BTreeSet<(ComponentId, u64)>,
+    /// Requests to a scale subresource: their answer is the object's `Scale`.
+    scale_requests: std::collections::BTreeSet<(ComponentId, u64)>,
     /// Requests to a deprecated resource (v1 Endpoints): their answers carry the deprecation warning.
     deprecated: std::collections::BTreeSet<(ComponentId, u64)>,
     parked_lists: BTreeMap<u64, ParkedList>,
@@ -213,6 +215,7 @@ impl ApiServer {
             last_compaction_mark: 0,
             log: RequestLog::default(),
             v1_events: std::collections::BTreeSet::new(),
+            scale_requests: std::collections::BTreeSet::new(),
             deprecated: std::collections::BTreeSet::new(),
             parked_lists: BTreeMap::new(),
             next_park_id: 1,
@@ -311,6 +314,15 @@ impl ApiServer {
         self.log.close(client, request_id, code, revision);
         let response =
             if self.v1_events.remove(&(client, request_id)) { events_v1_response(response) } else { response };
+        let response = match response {
+            ApiResponse::Object(o) if self.scale_requests.remove(&(client, request_id)) => {
+                registry::scale_of(&o).map_or(ApiResponse::Object(o), |s| ApiResponse::Object(Arc::new(s)))
+            }
+            other => {
+                self.scale_requests.remove(&(client, request_id));
+                other
+            }
+        };
         reply_warned(ctx, client, request_id, response, warnings);
     }
 
@@ -742,6 +754,9 @@ impl ApiServer {
         }
         if req.resource.kind == Kind::Endpoints {
             self.deprecated.insert((client, request_id));
+        }
+        if req.subresource.as_deref() == Some("scale") {
+            self.scale_requests.insert((client, request_id));
         }
         let req = match self.events_v1_request(client, request_id, req) {
             Ok(r) => r,

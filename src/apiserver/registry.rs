@@ -308,6 +308,35 @@ pub fn apply_patch(current: &Object, patch: &PatchBody) -> Result<Object, Status
 
 /// A patch of the `scale` subresource (Deployments, ReplicaSets, StatefulSets): only `spec.replicas` of the
 /// patched Scale reaches the object; other kinds have no such subresource (404).
+/// The `autoscaling/v1` Scale the scale subresource answers with for a Deployment, ReplicaSet or
+/// StatefulSet: the object's metadata (name, namespace, uid, resourceVersion, creationTimestamp), the
+/// desired replicas, and the observed replicas with the label selector as a string. None for other kinds.
+pub fn scale_of(obj: &Object) -> Option<Object> {
+    if !matches!(obj.kind(), Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet) {
+        return None;
+    }
+    let v = obj.to_json();
+    let m = obj.meta();
+    let selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> =
+        serde_json::from_value(v["spec"]["selector"].clone()).ok();
+    let selector = selector.and_then(|s| crate::apiserver::printers::util::selector_string(Some(&s)).ok());
+    let meta = serde_json::json!({
+        "name": m.name,
+        "namespace": m.namespace,
+        "uid": m.uid,
+        "resourceVersion": m.resource_version,
+        "creationTimestamp": m.creation_timestamp,
+    });
+    let scale = serde_json::json!({
+        "apiVersion": "autoscaling/v1",
+        "kind": "Scale",
+        "metadata": meta,
+        "spec": {"replicas": v["spec"]["replicas"].as_i64().unwrap_or(1)},
+        "status": {"replicas": v["status"]["replicas"].as_i64().unwrap_or(0), "selector": selector},
+    });
+    Object::from_json_as(Kind::Scale, scale).ok()
+}
+
 pub fn apply_scale(current: &Object, patch: &PatchBody) -> Result<Object, Status> {
     if !matches!(current.kind(), Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet) {
         return Err(Status::no_such_resource());

@@ -195,6 +195,7 @@ pub fn columns(kind: Kind) -> Vec<Col> {
         | Kind::SelfSubjectReview
         | Kind::SelfSubjectAccessReview
         | Kind::SelfSubjectRulesReview
+        | Kind::Scale
         | Kind::LimitRange
         | Kind::Role
         | Kind::ClusterRole => {
@@ -511,6 +512,7 @@ pub fn cells(obj: &Object, kind: Kind, now: SimTime) -> Vec<String> {
         | Object::SelfSubjectReview(_)
         | Object::SelfSubjectAccessReview(_)
         | Object::SelfSubjectRulesReview(_)
+        | Object::Scale(_)
         | Object::LimitRange(_)
         | Object::Role(_)
         | Object::ClusterRole(_) => default_cells(obj.meta()),
