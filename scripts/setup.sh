@@ -2,7 +2,7 @@
 # Installs whatever this machine lacks to build, serve and test kubeglass, from the package registries only
 # (crates.io, npm, Debian's apt), never a prebuilt binary from GitHub: the wasm32 target, rustfmt and clippy,
 # Trunk, wasm-bindgen-cli (the version in Cargo.lock), wasm-opt (npm binaryen) and playwright-core, Debian's
-# Chromium, kubectl (the real one, for the serve tests), and the crates (Trunk builds with --offline). Safe to run again: each step checks first, and with
+# Chromium, kubectl and the Kubernetes Python client (the real ones, for the serve tests), and the crates (Trunk builds with --offline). Safe to run again: each step checks first, and with
 # everything present the whole script takes about a second.
 #
 # Other scripts source it (`. scripts/setup.sh`) to get the PATH it sets up.
@@ -74,6 +74,13 @@ if ! command -v kubectl >/dev/null; then
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq kubectl >/dev/null 2>&1 ||
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq kubernetes-client >/dev/null
+fi
+
+# The official Python client, judge of `kubeglass serve` too (tests/python/serve_client.py), from PyPI.
+PYTHON_CLIENT_VERSION=34.1.0
+if [ "$(python3 -c 'import kubernetes; print(kubernetes.__version__)' 2>/dev/null)" != "$PYTHON_CLIENT_VERSION" ]; then
+  log "installing the Kubernetes Python client $PYTHON_CLIENT_VERSION from PyPI"
+  python3 -m pip install --quiet --disable-pip-version-check "kubernetes==$PYTHON_CLIENT_VERSION"
 fi
 
 # Trunk runs cargo with --offline: every crate, for every target, must already be downloaded.

@@ -303,3 +303,20 @@ fn a_stopped_apiserver_refuses_the_real_kubectl_and_the_pods_keep_running() {
     });
     assert_eq!(pods.lines().filter(|l| l.contains("1/1") && l.contains("Running")).count(), 2, "{pods}");
 }
+
+#[test]
+fn the_official_python_client_lists_creates_patches_watches_reads_logs_and_deletes() {
+    // kubernetes==34.1.0 from PyPI (scripts/setup.sh), with the kubeconfig serve wrote: its models send
+    // bodies without apiVersion and kind, `watch=True`, strategic merge patches.
+    let s = Served::start(&[]);
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/serve_client.py");
+    let out = Command::new("python3").arg(script).env("KUBECONFIG", &s.kubeconfig).output().expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        stdout,
+        "nodes controlplane node01 node02\ncoredns pods 2 Running Running\ncreated settings resourceVersion set: True\n\
+         patched slow\nconflict 409 Conflict\nwatched ADDED:settings\ndeployment coredns 2 2\npod Succeeded\n\
+         log hello from python\ndeleted 404\n"
+    );
+}

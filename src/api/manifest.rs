@@ -123,6 +123,17 @@ fn yaml_error(e: &serde_yaml::Error, source: &str) -> ManifestError {
     }
 }
 
+/// A body sent to an endpoint without `apiVersion` or `kind` takes the endpoint's, as the apiserver's
+/// decoder does with its default group-version-kind (the Python client's models leave both out unless set).
+pub fn with_endpoint_type(raw: &mut Value, info: &super::ResourceInfo) {
+    let Some(map) = raw.as_object_mut() else { return };
+    for (key, value) in [("apiVersion", info.api_version()), ("kind", info.kind.name().to_string())] {
+        if map.get(key).and_then(Value::as_str).is_none_or(str::is_empty) {
+            map.insert(key.to_string(), Value::String(value));
+        }
+    }
+}
+
 /// The apiserver's strict decode of a request body into `kind`'s type (`fieldValidation=Strict`, kubectl's default).
 pub fn decode_strict(value: &Value) -> Result<Object, Status> {
     let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or("");

@@ -674,7 +674,12 @@ impl ApiServer {
         }
     }
 
-    fn handle(&mut self, ctx: &mut Ctx, client: ComponentId, request_id: u64, req: ApiRequest) {
+    fn handle(&mut self, ctx: &mut Ctx, client: ComponentId, request_id: u64, mut req: ApiRequest) {
+        if req.subresource.is_none() && matches!(req.verb, Verb::Create | Verb::Update) {
+            if let Some(raw) = req.raw_body.as_mut() {
+                crate::api::manifest::with_endpoint_type(raw, req.resource);
+            }
+        }
         let record = RequestRecord {
             chain: ctx.chain,
             at_ms: ctx.now.ms(),

@@ -120,7 +120,8 @@ pub fn route(req: &HttpRequest) -> Result<Routed, HttpAnswer> {
     };
     let query: Vec<(String, String)> = form_urlencoded::parse(req.query.as_bytes()).into_owned().collect();
     let param = |key: &str| query.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.clone());
-    let flag = |key: &str| param(key).is_some_and(|v| v == "true" || v == "1");
+    // strconv.ParseBool's true spellings (the Python client sends `watch=True`).
+    let flag = |key: &str| param(key).is_some_and(|v| matches!(v.as_str(), "1" | "t" | "T" | "true" | "TRUE" | "True"));
     let verb = match (req.method, &t.name) {
         ("GET", Some(_)) => Verb::Get,
         ("GET", None) if flag("watch") => Verb::Watch,
