@@ -74,7 +74,11 @@ fn serve(args: &[&str]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match kubeglass::serve::run(options) {
+    // Serving real clients is where simulated time is paced against wall time; the engine only gets this.
+    #[allow(clippy::disallowed_methods)]
+    let start = std::time::Instant::now();
+    let wall_ms = Box::new(move || start.elapsed().as_secs_f64() * 1000.0);
+    match kubeglass::serve::run(options, wall_ms) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

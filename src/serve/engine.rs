@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::watch;
@@ -35,6 +35,9 @@ pub enum Command {
     Control { node: Option<String>, line: String, reply: std::sync::mpsc::Sender<String> },
 }
 
+/// Milliseconds of wall time since serve started.
+pub type WallClock = Box<dyn Fn() -> f64 + Send>;
+
 /// How the clock moves.
 #[derive(Debug, Clone, Copy)]
 pub struct Pace {
@@ -50,17 +53,24 @@ struct Open {
 
 /// Runs the engine until every sender of `commands` is gone. `listening` follows whether kube-apiserver
 /// runs: the HTTP side stops listening while it does not, so clients are refused as by a stopped one.
-pub fn run(mut cluster: Cluster, commands: Receiver<Command>, pace: Pace, listening: watch::Sender<bool>) {
+/// `wall_ms` is the wall clock (milliseconds since serve started), the only one the engine's thread sees:
+/// the CLI passes it in, so nothing here reads real time itself.
+pub fn run(
+    mut cluster: Cluster,
+    commands: Receiver<Command>,
+    pace: Pace,
+    listening: watch::Sender<bool>,
+    wall_ms: WallClock,
+) {
     let mut open: BTreeMap<u64, Open> = BTreeMap::new();
-    // The one place simulated time meets wall time: `serve` paces the clock for clients in real time.
-    #[allow(clippy::disallowed_methods)]
-    let wall_start = Instant::now();
     // Simulated time the wall clock is mapped from; `wait` while paused moves it on.
     let mut sim_start = cluster.now().ms();
+    // Wall time counts from here, once the cluster is built.
+    let wall_start = wall_ms();
     loop {
         let command = commands.recv_timeout(Duration::from_millis(5));
         if !pace.paused {
-            let target = sim_start + (wall_start.elapsed().as_secs_f64() * 1000.0 * pace.speed) as u64;
+            let target = sim_start + ((wall_ms() - wall_start) * pace.speed) as u64;
             let now = cluster.now().ms();
             if target > now {
                 cluster.advance_ms(target - now);

@@ -126,7 +126,8 @@ pub fn parse_args(args: &[&str]) -> Result<Options, String> {
 }
 
 /// Builds the cluster, writes the kubeconfig, serves until the process ends.
-pub fn run(options: Options) -> Result<(), String> {
+/// `wall_ms` reads the wall clock the simulated one is paced against (see [`engine::run`]).
+pub fn run(options: Options, wall_ms: engine::WallClock) -> Result<(), String> {
     let config = config(&options);
     let mut subjects = vec![ClientSubject { user: ADMIN.into(), groups: vec!["kubeadm:cluster-admins".into()] }];
     subjects.extend(options.users.iter().cloned());
@@ -175,7 +176,7 @@ pub fn run(options: Options) -> Result<(), String> {
             };
             let nodes: Vec<String> = cluster.config().all_nodes().map(|n| n.name.clone()).collect();
             let _ = built.send(nodes.join(", "));
-            engine::run(cluster, inbox, pace, listening);
+            engine::run(cluster, inbox, pace, listening, wall_ms);
         })
         .map_err(|e| format!("starting the engine: {e}"))?;
     let nodes = ready.recv().map_err(|_| "the engine stopped while building the cluster".to_string())?;
