@@ -162,6 +162,31 @@ fn unknown_fields_are_refused_by_strict_decoding() {
 }
 
 #[test]
+fn validate_warn_and_false_let_an_unknown_field_through_as_the_apiserver_is_told() {
+    // What the real kubectl v1.32 printed against kubeglass serve for the same lines (fieldValidation=Warn
+    // answers with a `Warning` header per field; Ignore drops them silently).
+    let mut c = Cluster::new_default(1);
+    let bad = DEPLOYMENT.replace("replicas: 3", "replica: 3");
+    let r = c.kubectl("apply -f - --validate=warn", Some(bad.clone()), 120_000);
+    assert_eq!(
+        (r.output.as_str(), r.exit),
+        ("Warning: unknown field \"spec.replica\"\ndeployment.apps/web created\n", Some(0))
+    );
+    let r = c.kubectl("apply -f - --validate=false", Some(bad.replace("name: web", "name: web2")), 120_000);
+    assert_eq!((r.output.as_str(), r.exit), ("deployment.apps/web2 created\n", Some(0)));
+    let r = c.kubectl("create -f - --validate=foo", Some(bad.clone()), 120_000);
+    assert_eq!(
+        (r.output.as_str(), r.exit),
+        (
+            "error: invalid - validate option \"foo\"; must be one of: strict (or true), warn, ignore (or false)\n",
+            Some(1)
+        )
+    );
+    let (out, _) = kubectl(&mut c, "get deploy web -o jsonpath={.spec.replicas}");
+    assert_eq!(out, "1", "the unknown field was dropped, so the default replica count stands");
+}
+
+#[test]
 fn server_defaults_fill_in_what_the_manifest_left_out() {
     let mut c = Cluster::new_default(1);
     apply(&mut c, DEPLOYMENT);

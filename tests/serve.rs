@@ -177,8 +177,8 @@ fn the_real_kubectl_discovers_and_reads_the_served_cluster() {
 #[test]
 fn the_real_kubectl_writes_and_watches_through_the_same_apiserver() {
     let s = Served::start(&[]);
-    // Client-side validation reads OpenAPI, which is not served yet.
-    let (out, err, code) = s.kubectl(&["apply", "--validate=false", "-f", "-"], Some(DEPLOYMENT));
+    // kubectl finds in the served OpenAPI that the server validates fields itself (fieldValidation=Strict).
+    let (out, err, code) = s.kubectl(&["apply", "-f", "-"], Some(DEPLOYMENT));
     assert_eq!((out.as_str(), code), ("deployment.apps/web created\n", 0), "{err}");
     let pods = s.kubectl_until(&["get", "pods", "-l", "app=web", "-o", "name"], |o| o.lines().count() == 2);
     assert_eq!(pods.lines().count(), 2, "the Deployment's pods: {pods}");
@@ -201,18 +201,28 @@ fn the_real_kubectl_writes_and_watches_through_the_same_apiserver() {
     let three = s.kubectl_until(&["get", "pods", "-l", "app=web", "-o", "name"], |o| o.lines().count() == 3);
     assert_eq!(three.lines().count(), 3, "{three}");
     // A watch streams the changes a delete makes, and ends when kubectl gives up on it.
-    let watcher = Command::new("kubectl")
+    let mut watcher = Command::new("kubectl")
         .args(["get", "pods", "-l", "app=web", "-w", "-o", "name", "--request-timeout=6s"])
         .env("KUBECONFIG", &s.kubeconfig)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
+    // The delete comes once the watch has listed the three pods, so its events are certain to be watched.
+    let mut watched_lines = BufReader::new(watcher.stdout.take().unwrap()).lines();
+    let mut watched = String::new();
+    while watched.lines().count() < 3 {
+        let Some(Ok(line)) = watched_lines.next() else { break };
+        watched.push_str(&line);
+        watched.push('\n');
+    }
     let (out, err, code) = s.kubectl(&["delete", "deploy", "web"], None);
     assert_eq!((out.as_str(), code), ("deployment.apps \"web\" deleted\n", 0), "{err}");
-    let watched = watcher.wait_with_output().unwrap();
-    let watched = String::from_utf8_lossy(&watched.stdout);
+    for line in watched_lines.map_while(Result::ok) {
+        watched.push_str(&line);
+        watched.push('\n');
+    }
+    let _ = watcher.wait();
     let first_pod = pods.lines().next().unwrap();
     assert!(
         watched.lines().filter(|l| *l == first_pod).count() >= 2,
@@ -322,4 +332,69 @@ fn the_official_python_client_lists_creates_patches_watches_reads_logs_and_delet
          patched slow\nconflict 409 Conflict\nwatched ADDED:settings\ndeployment coredns 2 2\npod Succeeded\n\
          log hello from python\ndeleted 404\n"
     );
+}
+
+#[test]
+fn the_real_kubectl_explains_and_validates_from_the_served_openapi() {
+    // The real kubectl's explain renders the served OpenAPI v3 documents with its own template; the
+    // simulated one renders the same schema table: the two must agree byte for byte, errors included.
+    let (s, prompt) = Served::spawn(&[]);
+    let mut prompt = prompt.unwrap();
+    prompt.run("echo ready");
+    let lines = [
+        "explain pods",
+        "explain deployment.spec",
+        "explain deploy.spec.strategy.rollingUpdate.maxSurge",
+        "explain pod.spec.containers.resources.limits",
+        "explain pods.spec.containers.imagePullPolicy",
+        "explain svc.spec.ports",
+        "explain cronjobs.batch.spec.jobTemplate",
+        "explain deployments.apps.metadata.creationTimestamp",
+        "explain node.status.conditions",
+        "explain events --api-version=events.k8s.io/v1",
+        "explain events.events.k8s.io",
+        "explain pods.spec.nosuch",
+        "explain pods --api-version=apps/v1",
+        "explain ingress.spec --recursive",
+        "explain nosuchthing",
+    ];
+    // And every kind the real kubectl discovers: the kind, its whole tree, and its spec (or the error).
+    let (kinds, _, _) = s.kubectl(&["api-resources", "--no-headers"], None);
+    let mut lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    for row in kinds.lines() {
+        let words: Vec<&str> = row.split_whitespace().collect();
+        let (resource, api_version) = (words[0], words[words.len() - 3]);
+        for what in ["", " --recursive"] {
+            lines.push(format!("explain {resource} --api-version={api_version}{what}"));
+        }
+        lines.push(format!("explain {resource}.spec --api-version={api_version}"));
+    }
+    assert!(lines.len() > 120, "{kinds}");
+    for line in &lines {
+        let args: Vec<&str> = line.split_whitespace().collect();
+        let (out, err, code) = s.kubectl(&args, None);
+        let simulated = prompt.run(&format!("kubectl {line}"));
+        assert_eq!(format!("{out}{err}"), simulated, "kubectl {line} (exit {code})");
+    }
+    // Validation: Strict refuses an unknown field, warn lets it through with the apiserver's warning.
+    let bad = DEPLOYMENT.replace("replicas: 2", "replica: 2");
+    let (_, err, code) = s.kubectl(&["apply", "-f", "-"], Some(&bad));
+    assert_eq!(
+        (err.as_str(), code),
+        ("Error from server (BadRequest): error when creating \"STDIN\": Deployment in version \"v1\" cannot be handled as a Deployment: strict decoding error: unknown field \"spec.replica\"\n", 1)
+    );
+    let (out, err, code) = s.kubectl(&["apply", "--validate=warn", "-f", "-"], Some(&bad));
+    assert_eq!(
+        (out.as_str(), err.as_str(), code),
+        ("deployment.apps/web created\n", "Warning: unknown field \"spec.replica\"\n", 0)
+    );
+    // A second apply computes its strategic merge patch from the served schema: the container is merged
+    // by name, so changing its image keeps the rest of it.
+    let changed = DEPLOYMENT.replace("nginx:1.27", "nginx:1.28");
+    let (out, err, code) = s.kubectl(&["apply", "-f", "-", "-v=9"], Some(&changed));
+    assert_eq!((out.as_str(), code), ("deployment.apps/web configured\n", 0), "{err}");
+    assert!(err.contains("$setElementOrder/containers"), "the patch names the merge key's order: {err}");
+    let (out, _, _) =
+        s.kubectl(&["get", "deploy", "web", "-o", "jsonpath={.spec.template.spec.containers[*].image}"], None);
+    assert_eq!(out, "nginx:1.28");
 }

@@ -272,6 +272,12 @@ pub fn lookup_kind(api_version: &str, kind: &str) -> Option<&'static ResourceInf
 }
 
 impl ResourceInfo {
+    /// Whether discovery lists it: every stored resource and the create-only ones (bindings, the reviews);
+    /// evictions and scales exist only as subresources.
+    pub fn discovered(&self) -> bool {
+        self.stored || !matches!(self.resource, "evictions" | "scales")
+    }
+
     fn stored_or_binding(&self) -> bool {
         self.stored
     }

@@ -136,6 +136,12 @@ pub fn with_endpoint_type(raw: &mut Value, info: &super::ResourceInfo) {
 
 /// The apiserver's strict decode of a request body into `kind`'s type (`fieldValidation=Strict`, kubectl's default).
 pub fn decode_strict(value: &Value) -> Result<Object, Status> {
+    decode_validated(value, super::FieldValidation::Strict).map(|(object, _)| object)
+}
+
+/// The apiserver's decode of a request body under a `fieldValidation` directive: the object, and the
+/// warnings Warn gives for the fields the schema does not know (Strict refuses them, Ignore drops them).
+pub fn decode_validated(value: &Value, mode: super::FieldValidation) -> Result<(Object, Vec<String>), Status> {
     let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     let kind = value.get("kind").and_then(Value::as_str).unwrap_or("");
     let info = lookup_kind(api_version, kind)
@@ -146,13 +152,16 @@ pub fn decode_strict(value: &Value) -> Result<Object, Status> {
     // code twice, about a sixth of the shipped wasm (see the README's design notes).
     let object = Object::from_json_as(info.kind, value.clone())
         .map_err(|e| Status::bad_request(format!("{prefix}: {}", go_json_error(&e, kind))))?;
+    if mode == super::FieldValidation::Ignore {
+        return Ok((object, Vec::new()));
+    }
     let mut unknown = Vec::new();
     unknown_fields(value, &object.to_json(), &mut Vec::new(), &mut unknown);
-    if !unknown.is_empty() {
-        let list: Vec<String> = unknown.iter().map(|f| format!("unknown field {f:?}")).collect();
+    let list: Vec<String> = unknown.iter().map(|f| format!("unknown field {f:?}")).collect();
+    if mode == super::FieldValidation::Strict && !list.is_empty() {
         return Err(Status::bad_request(format!("{prefix}: strict decoding error: {}", list.join(", "))));
     }
-    Ok(object)
+    Ok((object, list))
 }
 
 /// Collects fields present in `input` that the typed round trip dropped: the fields the schema does not know.

@@ -9,12 +9,14 @@ pub mod kinds;
 pub mod manifest;
 pub mod quantity;
 pub mod request;
+pub mod schema;
 pub mod selector;
 pub mod status;
 
 pub use kinds::{lookup, lookup_kind, lookup_resource, Kind, Object, ResourceInfo, RESOURCES};
 pub use request::{
-    ApiRequest, ApiResponse, Credentials, ExecEnd, ExecResult, Params, PatchBody, Verb, WatchEvent, WatchEventType,
+    ApiRequest, ApiResponse, Credentials, ExecEnd, ExecResult, FieldValidation, Params, PatchBody, Verb, WatchEvent,
+    WatchEventType,
 };
 pub use status::{Cause, Reason, Status};
 

@@ -83,6 +83,8 @@ pub struct Params {
     pub allow_bookmarks: bool,
     pub dry_run: bool,
     pub field_manager: Option<String>,
+    /// What a write does with fields the schema does not know (`fieldValidation`).
+    pub field_validation: FieldValidation,
     /// Delete: `Background`, `Foreground` or `Orphan`.
     pub propagation_policy: Option<String>,
     pub grace_period_seconds: Option<i64>,
@@ -101,6 +103,28 @@ pub struct Params {
     pub command: Vec<String>,
     pub tty: bool,
     pub stdin: Option<String>,
+}
+
+/// `fieldValidation`: what the apiserver does with the fields of a written object that its schema does not
+/// know. Strict refuses the write (kubectl sends it); Warn, the apiserver's default when a client names
+/// none, drops them with a `Warning` each; Ignore drops them silently (`kubectl --validate=false`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum FieldValidation {
+    #[default]
+    Strict,
+    Warn,
+    Ignore,
+}
+
+impl FieldValidation {
+    /// The query parameter's value; Warn, the server's default, for none.
+    pub fn from_param(value: Option<&str>) -> FieldValidation {
+        match value {
+            Some("Strict") => FieldValidation::Strict,
+            Some("Ignore") => FieldValidation::Ignore,
+            _ => FieldValidation::Warn,
+        }
+    }
 }
 
 /// The body of a PATCH request.

@@ -50,12 +50,12 @@ fn subresources(info: &ResourceInfo) -> Vec<Sub> {
 }
 
 /// The resources discovery lists (top-level ones: evictions and scales exist only as subresources).
-fn listed() -> impl Iterator<Item = &'static ResourceInfo> {
-    RESOURCES.iter().filter(|r| r.stored || !matches!(r.resource, "evictions" | "scales"))
+pub(crate) fn listed() -> impl Iterator<Item = &'static ResourceInfo> {
+    RESOURCES.iter().filter(|r| r.discovered())
 }
 
 /// The groups in the order `/apis` lists them (the core group is `/api`'s).
-fn groups() -> Vec<(&'static str, &'static str)> {
+pub(crate) fn groups() -> Vec<(&'static str, &'static str)> {
     let mut out: Vec<(&str, &str)> = Vec::new();
     for r in listed().filter(|r| !r.group.is_empty()) {
         if !out.contains(&(r.group, r.version)) {

@@ -23,6 +23,7 @@ pub mod eviction;
 pub mod health;
 pub mod identity;
 pub mod json_patch;
+pub mod openapi;
 pub mod printers;
 mod proxy;
 pub mod registry;
@@ -500,7 +501,7 @@ impl ApiServer {
             return reply_warned(ctx, client, request_id, ApiResponse::Error(Status::unauthorized()), Vec::new());
         }
         let path = req.non_resource_path.unwrap_or_default();
-        if let Some(body) = discovery::document(&path) {
+        if let Some(body) = discovery::document(&path).or_else(|| openapi::document(&path)) {
             return reply_warned(ctx, client, request_id, ApiResponse::Raw { code: 200, body }, Vec::new());
         }
         let target = health::route(&path);
@@ -1047,6 +1048,8 @@ impl ApiServer {
             }
             Verb::Update | Verb::Patch => {
                 let current = current.ok_or_else(|| Status::not_found(&qualified, &name))?;
+                // A retried attempt (a conflict) starts its warnings afresh.
+                op.warnings.clear();
                 let new = match (&req.patch, &req.body, &req.raw_body) {
                     (Some(p), _, _) if req.subresource.as_deref() == Some("scale") => {
                         registry::apply_scale(&current, p)?
@@ -1054,9 +1057,17 @@ impl ApiServer {
                     (_, _, _) if req.subresource.as_deref() == Some("scale") => {
                         return Err(Status::method_not_allowed("the scale subresource takes a patch"))
                     }
-                    (Some(p), _, _) => registry::apply_patch(&current, p)?,
+                    (Some(p), _, _) => {
+                        let (new, unknown) = registry::apply_patch_validated(&current, p, req.params.field_validation)?;
+                        op.warnings.extend(unknown);
+                        new
+                    }
                     (None, Some(b), _) => b.clone(),
-                    (None, None, Some(raw)) => crate::api::manifest::decode_strict(raw)?,
+                    (None, None, Some(raw)) => {
+                        let (new, unknown) = crate::api::manifest::decode_validated(raw, req.params.field_validation)?;
+                        op.warnings.extend(unknown);
+                        new
+                    }
                     _ => return Err(Status::bad_request("the request has no body")),
                 };
                 if req.verb == Verb::Update {
@@ -1089,7 +1100,7 @@ impl ApiServer {
                     };
                     admission::validate(&adm, Some(&new), Some(&current), &self.cache, &mut warnings)
                 };
-                op.warnings = warnings;
+                op.warnings.extend(warnings);
                 admitted?;
                 // ShouldDeleteDuringUpdate: the last finalizer gone removes an object being deleted, unless it
                 // is still in its grace period (a pod the kubelet is stopping goes when the kubelet says so).
@@ -1179,7 +1190,11 @@ impl ApiServer {
         let info = req.resource;
         let mut obj = match (&req.body, &req.raw_body) {
             (Some(b), _) => b.clone(),
-            (None, Some(raw)) => crate::api::manifest::decode_strict(raw)?,
+            (None, Some(raw)) => {
+                let (obj, unknown) = crate::api::manifest::decode_validated(raw, req.params.field_validation)?;
+                warnings.extend(unknown);
+                obj
+            }
             _ => return Err(Status::bad_request("the request has no body")),
         };
         if let Some(message) = validation::decode_error(&obj) {

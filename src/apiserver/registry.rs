@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::api::api::core::v1::{Pod, PodCondition, PodStatus};
-use crate::api::{Kind, Object, PatchBody, Status};
+use crate::api::{FieldValidation, Kind, Object, PatchBody, Status};
 use crate::etcd::{Compare, CompareTarget, KeyValue, Op, Txn};
 use crate::sim::{Rng, SimTime};
 
@@ -281,6 +281,15 @@ mod status {
 
 /// Applies a merge, strategic merge or JSON patch to the current object's JSON.
 pub fn apply_patch(current: &Object, patch: &PatchBody) -> Result<Object, Status> {
+    apply_patch_validated(current, patch, FieldValidation::Strict).map(|(object, _)| object)
+}
+
+/// [`apply_patch`] under a `fieldValidation` directive: the patched object and Warn's warnings.
+pub fn apply_patch_validated(
+    current: &Object,
+    patch: &PatchBody,
+    mode: FieldValidation,
+) -> Result<(Object, Vec<String>), Status> {
     let mut doc = current.to_json();
     match patch {
         PatchBody::Merge(p) if !p.is_object() => return Err(Status::bad_request("Invalid JSON Patch")),
@@ -303,7 +312,7 @@ pub fn apply_patch(current: &Object, patch: &PatchBody) -> Result<Object, Status
             super::json_patch::apply(&mut doc, p).map_err(|_| Status::unprocessable())?;
         }
     }
-    crate::api::manifest::decode_strict(&doc)
+    crate::api::manifest::decode_validated(&doc, mode)
 }
 
 /// A patch of the `scale` subresource (Deployments, ReplicaSets, StatefulSets): only `spec.replicas` of the
@@ -599,5 +608,25 @@ mod tests {
         assert_eq!(t, serde_json::json!({"metadata": {}}), "an emptied list is left out");
         merge_patch(&mut t, &last, true);
         assert_eq!(t, serde_json::json!({"metadata": {}}), "deleting what is not there changes nothing");
+    }
+
+    #[test]
+    fn field_validation_refuses_warns_about_or_drops_an_unknown_field_of_a_patch() {
+        let pod = crate::api::manifest::decode_strict(&serde_json::json!({
+            "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+            "spec": {"containers": [{"name": "a", "image": "x"}]},
+        }))
+        .unwrap();
+        let patch = PatchBody::Strategic(serde_json::json!({"spec": {"nodeNme": "n1"}}));
+        let err = apply_patch_validated(&pod, &patch, FieldValidation::Strict).unwrap_err();
+        assert_eq!(
+            err.message,
+            "Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: unknown field \"spec.nodeNme\""
+        );
+        let (_, warned) = apply_patch_validated(&pod, &patch, FieldValidation::Warn).unwrap();
+        assert_eq!(warned, vec!["unknown field \"spec.nodeNme\"".to_string()]);
+        let (patched, ignored) = apply_patch_validated(&pod, &patch, FieldValidation::Ignore).unwrap();
+        assert!(ignored.is_empty());
+        assert_eq!(patched.to_json()["spec"], pod.to_json()["spec"]);
     }
 }

@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 
 use super::printers;
 use crate::api::{
-    ApiRequest, ApiResponse, Credentials, Object, PatchBody, ResourceInfo, Status, Verb, WatchEvent, WatchEventType,
-    RESOURCES,
+    ApiRequest, ApiResponse, Credentials, FieldValidation, Object, PatchBody, ResourceInfo, Status, Verb, WatchEvent,
+    WatchEventType, RESOURCES,
 };
 use crate::sim::SimTime;
 
@@ -148,6 +148,7 @@ pub fn route(req: &HttpRequest) -> Result<Routed, HttpAnswer> {
     p.allow_bookmarks = flag("allowWatchBookmarks");
     p.dry_run = param("dryRun").is_some_and(|v| v == "All");
     p.field_manager = param("fieldManager");
+    p.field_validation = FieldValidation::from_param(param("fieldValidation").as_deref());
     p.propagation_policy = param("propagationPolicy");
     p.grace_period_seconds = int(&param("gracePeriodSeconds"), "gracePeriodSeconds")?;
     p.container = param("container");

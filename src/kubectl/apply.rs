@@ -5,10 +5,10 @@
 use serde_json::Value;
 
 use crate::api::manifest::{parse_documents, Document};
-use crate::api::{lookup_kind, ApiResponse, Object, PatchBody, ResourceInfo, Verb};
+use crate::api::{lookup_kind, ApiResponse, FieldValidation, Object, PatchBody, ResourceInfo, Verb};
 use crate::apiserver::registry::merge_patch;
 
-use super::{kind_name, Context, Failure};
+use super::{common, kind_name, Context, Failure};
 
 pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
@@ -67,15 +67,16 @@ impl DocumentErrors {
 }
 
 pub async fn apply(ctx: &Context) -> Result<(), Failure> {
+    let validation = common::field_validation(ctx)?;
     let (docs, source) = documents(ctx, "apply")?;
     let mut errors = DocumentErrors::default();
     for doc in docs {
-        errors.record(ctx, apply_one(ctx, doc.value, &source).await);
+        errors.record(ctx, apply_one(ctx, doc.value, &source, validation).await);
     }
     errors.finish()
 }
 
-async fn apply_one(ctx: &Context, mut doc: Value, source: &str) -> Result<(), Failure> {
+async fn apply_one(ctx: &Context, mut doc: Value, source: &str, validation: FieldValidation) -> Result<(), Failure> {
     let default_ns = ctx.namespace();
     let info = info_for(&doc, source, &default_ns)?;
     let ns = doc["metadata"]["namespace"].as_str().unwrap_or(&default_ns).to_string();
@@ -107,6 +108,7 @@ async fn apply_one(ctx: &Context, mut doc: Value, source: &str) -> Result<(), Fa
         None => {
             let mut req = ctx.request(Verb::Create, info).namespace(Some(&ns));
             req.raw_body = Some(doc);
+            req.params.field_validation = validation;
             let created = ctx.api.call(req).await?;
             match created {
                 ApiResponse::Object(o) => ctx.println(&format!("{} created", kind_name(&o))),
@@ -122,6 +124,7 @@ async fn apply_one(ctx: &Context, mut doc: Value, source: &str) -> Result<(), Fa
             }
             let mut req = ctx.request(Verb::Patch, info).namespace(Some(&ns)).name(&name);
             req.patch = Some(PatchBody::Strategic(patch));
+            req.params.field_validation = validation;
             match ctx.api.call(req).await? {
                 ApiResponse::Object(o) => ctx.println(&format!("{} configured", kind_name(&o))),
                 ApiResponse::Error(s) => {
@@ -224,6 +227,7 @@ pub async fn create(ctx: &Context) -> Result<(), Failure> {
             ctx.args.positional.get(1).cloned().unwrap_or_default()
         )));
     }
+    let validation = common::field_validation(ctx)?;
     let (docs, source) = documents(ctx, "create")?;
     let mut errors = DocumentErrors::default();
     for doc in docs {
@@ -231,6 +235,7 @@ pub async fn create(ctx: &Context) -> Result<(), Failure> {
             let (info, ns) = placed(ctx, &doc.value, &source)?;
             let mut req = ctx.request(Verb::Create, info).namespace(Some(&ns));
             req.raw_body = Some(doc.value.clone());
+            req.params.field_validation = validation;
             match ctx.api.call(req).await? {
                 ApiResponse::Object(o) => {
                     ctx.println(&format!("{} created", kind_name(&o)));

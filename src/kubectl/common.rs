@@ -9,6 +9,7 @@
 use serde_json::Value;
 
 use super::{Context, Failure};
+use crate::api::FieldValidation;
 
 /// `--dry-run`: none (send it), client (print it, send nothing) or server (send with `dryRun=All`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +38,19 @@ pub fn dry_run(ctx: &Context) -> Result<DryRun, Failure> {
         "server" => Ok(DryRun::Server),
         other => Err(Failure(format!(
             "error: Invalid dry-run value ({other}). Must be \"none\", \"server\", or \"client\"."
+        ))),
+    }
+}
+
+/// `--validate`: the `fieldValidation` directive kubectl sends with a write (Go's ParseBool values, or
+/// strict, warn, ignore; strict when the flag is absent or bare).
+pub fn field_validation(ctx: &Context) -> Result<FieldValidation, Failure> {
+    match ctx.args.get(&["validate"]).unwrap_or("strict") {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" | "strict" => Ok(FieldValidation::Strict),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" | "ignore" => Ok(FieldValidation::Ignore),
+        "warn" => Ok(FieldValidation::Warn),
+        other => Err(error(format!(
+            "invalid - validate option {other:?}; must be one of: strict (or true), warn, ignore (or false)"
         ))),
     }
 }

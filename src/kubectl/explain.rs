@@ -1,25 +1,19 @@
-//! `kubectl explain RESOURCE[.field.path] [--recursive]`, laid out as kubectl v1.34's OpenAPI v3 `plaintext`
-//! template lays it out (GROUP/KIND/VERSION header, `FIELD: name <type>`, DESCRIPTION wrapped at 76 columns
-//! and indented by four, FIELDS sorted by name with `<type>`, ` -required-` and `enum:` lines).
+//! `kubectl explain RESOURCE[.field.path] [--recursive] [--api-version V]`, laid out as kubectl's OpenAPI v3
+//! `plaintext` template lays out the documents the apiserver serves (GROUP/KIND/VERSION header, `FIELD: name
+//! <type>`, DESCRIPTION wrapped at 76 columns and indented by four, FIELDS sorted by name with `<type>`,
+//! ` -required-` and `enum:` lines), with the resource found as kubectl finds it.
 //!
-//! Every kind `kubectl api-resources` lists is covered, to any depth. The structure (types, fields,
-//! kubectl's type strings, required markers) is `explain/types.txt`, derived from the `k8s-openapi` types
-//! the engine stores by `explain/derive.rs`, whose test fails when the two drift apart. The prose is not the
-//! API's: `explain/docs.txt` holds kubeglass's own short descriptions of the kinds and fields people look
-//! up, and `explain/enums.txt` the allowed values of common enum fields. Where we have written no
-//! description, the output says so the way kubectl does for a schema without one: `<empty>` under
-//! DESCRIPTION and `<no description>` in a FIELDS list; nothing is invented to fill the gap.
+//! Every kind `kubectl api-resources` lists is covered, to any depth, from the API's schema table
+//! (`crate::api::schema`), the one the apiserver writes its OpenAPI documents from; `tests/serve.rs` has the
+//! real kubectl render those documents and compares. Where we have written no description, the output says
+//! so the way kubectl does for a schema without one: `<empty>` under DESCRIPTION and `<no description>` in a
+//! FIELDS list; nothing is invented to fill the gap.
 
-mod table;
-
-#[cfg(test)]
-mod derive;
-
-use crate::api::lookup;
+use crate::api::RESOURCES;
 
 use super::common;
 use super::{Context, Failure};
-use table::Table;
+use crate::api::schema::Table;
 
 pub fn explain(ctx: &Context) -> Result<(), Failure> {
     let args = ctx.args.operands(1);
@@ -36,31 +30,44 @@ pub fn explain(ctx: &Context) -> Result<(), Failure> {
         "plaintext" => {}
         other => return Err(common::error(format!("unrecognized format: {other}"))),
     }
-    let mut path = target.split('.').map(str::to_string).collect::<Vec<_>>();
-    let resource_word = path.remove(0);
-    // `deployments.apps.spec`, `events.events.k8s.io.note`: as kubectl, the longest prefix that names a
-    // group-qualified resource is the resource, and the rest is the field path.
-    let qualified = (1..=path.len()).rev().find_map(|n| {
-        let name = std::iter::once(resource_word.clone()).chain(path[..n].iter().cloned()).collect::<Vec<_>>();
-        lookup(&name.join(".")).filter(|i| i.group == name[1..].join(".")).map(|i| (i, n))
-    });
-    let info = match qualified {
-        Some((i, n)) => {
-            path.drain(..n);
-            i
-        }
-        None => match lookup(&resource_word) {
-            Some(i) => i,
-            None => return Err(Failure(format!("the server doesn't have a resource type {resource_word:?}"))),
-        },
+    // kubectl's SplitAndParseResourceRequestWithMatchingPrefix: of the resources the first word names, in
+    // the mapper's priority order (the core group first), the first whose `resource.group` begins the
+    // argument is meant and what follows it is the field path; when none does, the first, with every word
+    // after the first as the path. So `events.events.k8s.io` is the core Event's field path `events.k8s.io`.
+    let word = target.split('.').next().unwrap_or_default().to_ascii_lowercase();
+    let candidates: Vec<_> = RESOURCES
+        .iter()
+        .filter(|r| {
+            r.discovered()
+                && (r.resource == word
+                    || r.singular == word
+                    || r.short_names.contains(&word.as_str())
+                    || r.kind.name().eq_ignore_ascii_case(&word))
+        })
+        .collect();
+    let Some(first) = candidates.first() else {
+        return Err(Failure(format!("the server doesn't have a resource type {word:?}")));
     };
-    if let Some(version) = ctx.args.get(&["api-version"]) {
-        if version != info.api_version() {
-            return Err(common::error(format!(
-                "couldn't find resource for \"{}/{version}, Resource={}\"",
-                info.group, info.resource
-            )));
-        }
+    let wanted = ctx.args.get(&["api-version"]);
+    let with_prefix = match wanted {
+        None => candidates.iter().find(|r| target.starts_with(&r.qualified())),
+        Some(version) => candidates.iter().find(|r| r.api_version() == version),
+    };
+    let after_word = &target[target.find('.').unwrap_or(target.len())..];
+    let (info, path) = match (with_prefix, wanted) {
+        (Some(r), None) => (*r, &target[r.qualified().len()..]),
+        (Some(r), Some(_)) => (*r, after_word),
+        (None, _) => (*first, after_word),
+    };
+    let path: Vec<String> =
+        path.trim_end_matches('.').split('.').filter(|s| !s.is_empty()).map(str::to_string).collect();
+    if let Some(version) = wanted.filter(|v| *v != info.api_version()) {
+        // The template looks for the resource's paths in the asked group-version's document.
+        let (group, version) = version.split_once('/').unwrap_or(("", version));
+        return Err(common::error(format!(
+            "GVR ({group}/{version}, Resource={}) not found in OpenAPI schema",
+            info.resource
+        )));
     }
     let kind = info.kind.name();
     let table = Table::load();
@@ -78,7 +85,11 @@ pub fn explain(ctx: &Context) -> Result<(), Failure> {
     let mut doc = table.type_doc(root).map(|d| format!("{d}\n")).unwrap_or_default();
     for (i, step) in path.iter().enumerate() {
         let Some(field) = current.and_then(|t| table.field(t, step)) else {
-            return Err(common::error(format!("field {step:?} does not exist")));
+            // The template prints the header, finds nothing along the path, and names the path's last
+            // field whichever step failed.
+            ctx.api.print(&out[..out.find("\n\n").map_or(out.len(), |i| i + 2)]);
+            let last = path.last().map_or(step.as_str(), String::as_str);
+            return Err(common::error(format!("field {last:?} does not exist")));
         };
         let owner = current.unwrap_or_default();
         current = table.target(&field);
@@ -174,40 +185,49 @@ fn indent(text: &str, n: usize) -> String {
     format!("{pad}{}", text.replace('\n', &format!("\n{pad}")))
 }
 
-/// sprig's `wrap` (goutils `Wrap`): break at the last space that keeps a line within `width`; words longer
-/// than the width stay whole. Newlines in the text count as ordinary characters.
-fn wrap(text: &str, width: usize) -> String {
-    let s = text.as_bytes();
-    let width = width.max(1);
-    let mut out = String::new();
-    let mut offset = 0;
-    while s.len() - offset > width {
-        if s[offset] == b' ' {
-            offset += 1;
-            continue;
+/// The template's `wrap`: kubectl's word-wrap writer (github.com/mitchellh/go-wordwrap's WrapString).
+/// Lines break only at whitespace, before the word that would pass `limit` characters; a newline in the
+/// text ends a line and starts the count afresh; a word longer than the limit stays whole; the spaces at a
+/// break are dropped.
+fn wrap(text: &str, limit: usize) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / limit.max(1));
+    let mut current = 0;
+    let (mut word, mut space) = (String::new(), String::new());
+    // A line ends (at a newline or the end of the text): the pending word is kept with its spaces, the
+    // spaces alone only if they fit.
+    let end_line = |out: &mut String, word: &mut String, space: &mut String, current: usize| {
+        if !word.is_empty() || current + space.chars().count() <= limit {
+            out.push_str(space);
+            out.push_str(word);
         }
-        let end = (width + offset + 1).min(s.len());
-        match text[offset..end].rfind(' ') {
-            Some(space) => {
-                out.push_str(&text[offset..offset + space]);
-                out.push('\n');
-                offset += space + 1;
+        word.clear();
+        space.clear();
+    };
+    for c in text.chars() {
+        if c == '\n' {
+            end_line(&mut out, &mut word, &mut space, current);
+            out.push('\n');
+            current = 0;
+        } else if c.is_whitespace() {
+            if space.is_empty() || !word.is_empty() {
+                current += space.chars().count() + word.chars().count();
+                out.push_str(&space);
+                out.push_str(&word);
+                word.clear();
+                space.clear();
             }
-            None => match text[width + offset..].find(' ') {
-                None => {
-                    out.push_str(&text[offset..]);
-                    offset = s.len();
-                }
-                Some(i) => {
-                    let at = width + offset + i;
-                    out.push_str(&text[offset..at]);
-                    out.push('\n');
-                    offset = at + 1;
-                }
-            },
+            space.push(c);
+        } else {
+            word.push(c);
+            let word_len = word.chars().count();
+            if current + space.chars().count() + word_len > limit && word_len < limit {
+                out.push('\n');
+                current = 0;
+                space.clear();
+            }
         }
     }
-    out.push_str(&text[offset..]);
+    end_line(&mut out, &mut word, &mut space, current);
     out
 }
 
@@ -220,5 +240,8 @@ mod tests {
         assert_eq!(wrap("aaa bbb ccc", 7), "aaa bbb\nccc");
         assert_eq!(wrap("short", 76), "short");
         assert_eq!(wrap("averyveryverylongword tail", 5), "averyveryverylongword\ntail");
+        // A newline ends the line: what follows is counted from the start of the next.
+        assert_eq!(wrap("aaa bbb\nccc ddd eee", 7), "aaa bbb\nccc ddd\neee");
+        assert_eq!(wrap("aaa   \nb", 4), "aaa\nb", "spaces that would pass the limit before a newline are dropped");
     }
 }

@@ -11,6 +11,7 @@ use super::{Context, Failure};
 
 pub async fn replace(ctx: &Context) -> Result<(), Failure> {
     let dry = common::dry_run(ctx)?;
+    let validation = common::field_validation(ctx)?;
     if ctx.args.has(&["force"]) {
         if dry != DryRun::None {
             return Err(common::error("--dry-run can not be used when --force is set"));
@@ -43,6 +44,7 @@ pub async fn replace(ctx: &Context) -> Result<(), Failure> {
             let mut req = ctx.request(Verb::Update, info).namespace(Some(&ns)).name(&name);
             req.raw_body = Some(body);
             req.params.dry_run = dry == DryRun::Server;
+            req.params.field_validation = validation;
             match ctx.api.call(req).await? {
                 ApiResponse::Object(o) => common::print_object(ctx, &o.to_json(), "replaced", dry),
                 ApiResponse::Error(s) => Err(Failure(s.with_source("replacing", &source).kubectl_line())),

@@ -1,13 +1,20 @@
-//! The schema `kubectl explain` walks, read from three text files compiled in: `types.txt` (generated
-//! structure: a line `=apiVersion Kind Type` per kind, then each type's key on a line of its own and its
-//! fields below it, one per line, indented by one space), `docs.txt` (our own descriptions: a type's key and
-//! its description, then its fields indented by two, each with its description) and `enums.txt`
-//! (`Type.field value value …`). Lookups search the text itself rather than building maps from it: an
-//! explain makes a few hundred of them at most, and the wasm carries no map code for them.
+//! The API's schema: every served kind's types and fields, the one source the apiserver's OpenAPI documents
+//! (`src/apiserver/openapi.rs`) and `kubectl explain` read. Four text files are compiled in: `types.txt`
+//! (generated structure: a line `=apiVersion Kind Type` per kind, then each type's key on a line of its own
+//! and its fields below it, one per line, indented by one space), `docs.txt` (our own descriptions: a type's
+//! key and its description, then its fields indented by two, each with its description), `enums.txt`
+//! (`Type.field value value …`) and `patch.txt` (`Type.field strategy [mergeKey]`: the strategic-merge
+//! directives of list fields, as the Go types' `patchStrategy`/`patchMergeKey` tags give them). Lookups
+//! search the text itself rather than building maps from it: an explain makes a few hundred of them at
+//! most, and the wasm carries no map code for them.
+
+#[cfg(test)]
+mod derive;
 
 const TYPES: &str = include_str!("types.txt");
 const DOCS: &str = include_str!("docs.txt");
 const ENUMS: &str = include_str!("enums.txt");
+const PATCH: &str = include_str!("patch.txt");
 
 /// The pseudo-type in `docs.txt` whose field descriptions apply to every kind's own fields (apiVersion,
 /// kind, metadata) unless the kind describes them itself.
@@ -22,7 +29,12 @@ pub struct Field<'t> {
     pub required: bool,
 }
 
-impl Field<'_> {
+impl<'t> Field<'t> {
+    /// The type as the table spells it: `[]Container`, `map[string]Quantity`, `Event~2`, `integer`.
+    pub fn table_type(&self) -> &'t str {
+        self.ty
+    }
+
     /// The type as kubectl prints it: the table key without its `~N` disambiguation.
     pub fn display_type(&self) -> &str {
         self.ty.split_once('~').map_or(self.ty, |(name, _)| name)
@@ -33,6 +45,7 @@ pub struct Table<'t> {
     types: &'t str,
     docs: &'t str,
     enums: &'t str,
+    patch: &'t str,
 }
 
 /// `word rest`: the first word and what follows the run of spaces after it, if anything.
@@ -63,7 +76,7 @@ fn section<'t>(text: &'t str, key: &str) -> Option<(&'t str, Option<&'t str>, im
 
 impl Table<'static> {
     pub fn load() -> Table<'static> {
-        Table { types: TYPES, docs: DOCS, enums: ENUMS }
+        Table { types: TYPES, docs: DOCS, enums: ENUMS, patch: PATCH }
     }
 }
 
@@ -78,6 +91,33 @@ impl<'t> Table<'t> {
         self.roots().find_map(|l| {
             let mut words = l.split(' ');
             (words.next() == Some(api_version) && words.next() == Some(kind)).then(|| words.next()).flatten()
+        })
+    }
+
+    /// Every kind the table covers, as (apiVersion, kind, root type key), in the table's order.
+    pub fn kinds(&self) -> impl Iterator<Item = (&'t str, &'t str, &'t str)> {
+        self.roots().filter_map(|l| {
+            let mut words = l.split(' ');
+            Some((words.next()?, words.next()?, words.next()?))
+        })
+    }
+
+    /// Every type key the table defines, in the table's order.
+    pub fn keys(&self) -> impl Iterator<Item = &'t str> {
+        self.types.lines().filter(|l| !l.is_empty() && !l.starts_with([' ', '#', '=']))
+    }
+
+    /// Whether `ty` (a field's table type with `[]`/`map[string]` taken off) is a type of the table.
+    pub fn has_type(&self, ty: &str) -> bool {
+        self.key(ty).is_some()
+    }
+
+    /// A list field's strategic-merge directives: the strategy (`merge`, `retainKeys`, `merge,retainKeys`)
+    /// and the merge key of a list of objects.
+    pub fn patch_strategy(&self, key: &str, field: &str) -> Option<(&'t str, Option<&'t str>)> {
+        self.patch.lines().filter(|l| !l.starts_with('#')).find_map(|l| {
+            let mut words = l.split_whitespace();
+            (words.next()?.split_once('.')? == (key, field)).then(|| (words.next().unwrap_or("merge"), words.next()))
         })
     }
 
@@ -173,6 +213,12 @@ mod tests {
             let (key, field) = line.split(' ').next().and_then(|w| w.split_once('.')).unwrap_or_default();
             assert!(table.field(key, field).is_some(), "enums.txt lists unknown field {key}.{field}");
         }
+        for line in PATCH.lines().filter(|l| !l.starts_with('#')) {
+            let (key, field) = line.split(' ').next().and_then(|w| w.split_once('.')).unwrap_or_default();
+            assert!(table.field(key, field).is_some(), "patch.txt lists unknown field {key}.{field}");
+            let (strategy, _) = table.patch_strategy(key, field).unwrap();
+            assert!(["merge", "retainKeys", "merge,retainKeys"].contains(&strategy), "{line}");
+        }
     }
 
     #[test]
@@ -206,6 +252,7 @@ mod tests {
             types: "=v1 Pod Pod\nPod\n a []B -required-\n m map[string]B\n s string\nB\n x integer\n",
             docs: "*\n  s  Shared.\nB  The B.\n  x  An x.\n",
             enums: "B.x 1 2\n",
+            patch: "Pod.a merge x\n",
         };
         let a = table.field("Pod", "a").unwrap();
         assert!(a.required);
@@ -216,5 +263,12 @@ mod tests {
         assert_eq!((table.type_doc("B"), table.field_doc("B", "x")), (Some("The B."), Some("An x.")));
         assert_eq!((table.field_doc("Pod", "s"), table.field_doc("B", "s")), (Some("Shared."), None));
         assert_eq!((table.enumeration("B", "x"), table.enumeration("Pod", "s")), (vec!["1", "2"], vec![]));
+        assert_eq!(
+            (table.patch_strategy("Pod", "a"), table.patch_strategy("Pod", "m")),
+            (Some(("merge", Some("x"))), None)
+        );
+        assert_eq!(table.kinds().collect::<Vec<_>>(), vec![("v1", "Pod", "Pod")]);
+        assert_eq!(table.keys().collect::<Vec<_>>(), vec!["Pod", "B"]);
+        assert!(table.has_type("B") && !table.has_type("string"));
     }
 }
