@@ -8,6 +8,7 @@ mod cloud;
 mod config_auth;
 mod controllers;
 mod create_verbs;
+mod delete_verbs;
 mod determinism;
 mod drain;
 mod edit_verbs;

@@ -1,5 +1,7 @@
-//! `kubectl delete TYPE NAME...` (and `TYPE/NAME`, `-f -`): delete requests with the propagation policy
-//! of `--cascade` and the grace period of `--grace-period`/`--force`, and v1.34's success lines.
+//! `kubectl delete TYPE NAME...` (and `TYPE/NAME`, `-f -`, or `TYPE[,TYPE] -l SELECTOR | --field-selector F |
+//! --all` with `-A`): delete requests with the propagation policy of `--cascade` and the grace period of
+//! `--grace-period`/`--force`/`--now`, one per object as kubectl's resource builder visits them (a selector
+//! is one list per type first), `--ignore-not-found`, and v1.34's success lines.
 
 use crate::api::manifest::parse_documents;
 use crate::api::{lookup_kind, ApiResponse, ResourceInfo, Verb};
@@ -7,7 +9,16 @@ use crate::api::{lookup_kind, ApiResponse, ResourceInfo, Verb};
 use super::{resource, Context, Failure};
 
 pub async fn delete(ctx: &Context) -> Result<(), Failure> {
-    let targets = targets(ctx)?;
+    let selecting =
+        ["l", "selector", "field-selector"].iter().any(|f| ctx.args.get(&[f]).is_some_and(|v| !v.is_empty()));
+    if ctx.args.has(&["all"]) && selecting {
+        return Err(Failure("error: setting 'all' parameter but found a non empty selector. ".into()));
+    }
+    let targets = if selecting || ctx.args.has(&["all"]) { selected(ctx).await? } else { targets(ctx)? };
+    if targets.is_empty() && (selecting || ctx.args.has(&["all"])) {
+        ctx.println("No resources found");
+        return Ok(());
+    }
     if targets.is_empty() {
         return Err(Failure("error: resource(s) were provided, but no name was specified".into()));
     }
@@ -24,8 +35,11 @@ pub async fn delete(ctx: &Context) -> Result<(), Failure> {
     let grace = match (ctx.args.has(&["force"]), ctx.args.get(&["grace-period"])) {
         (_, Some(g)) => Some(g.parse::<i64>().map_err(|_| Failure(format!("error: invalid argument \"{g}\" for \"--grace-period\" flag: strconv.ParseInt: parsing \"{g}\": invalid syntax")))?),
         (true, None) => Some(0),
+        // `--now`: a grace period of one second, the shortest that still lets the kubelet stop the pod.
+        (false, None) if ctx.args.has(&["now"]) => Some(1),
         _ => None,
     };
+    let ignore_not_found = ctx.args.has(&["ignore-not-found"]);
     if ctx.args.has(&["force"]) && grace == Some(0) {
         ctx.println("Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.");
     }
@@ -41,13 +55,14 @@ pub async fn delete(ctx: &Context) -> Result<(), Failure> {
                 } else {
                     format!("{}.{}", info.kind.name().to_ascii_lowercase(), info.group)
                 };
-                let forced = if grace == Some(0) && ctx.args.has(&["force"]) { " (force)" } else { "" };
+                let operation = if grace == Some(0) && ctx.args.has(&["force"]) { "force deleted" } else { "deleted" };
                 if info.namespaced {
-                    ctx.println(&format!("{what} {name:?} deleted from {ns} namespace{forced}"));
+                    ctx.println(&format!("{what} {name:?} {operation} from {ns} namespace"));
                 } else {
-                    ctx.println(&format!("{what} {name:?} deleted{forced}"));
+                    ctx.println(&format!("{what} {name:?} {operation}"));
                 }
             }
+            ApiResponse::Error(s) if ignore_not_found && s.code == 404 => {}
             ApiResponse::Error(s) => {
                 if let Some(prev) = last_error.replace(s.kubectl_line()) {
                     ctx.println(&prev);
@@ -57,6 +72,30 @@ pub async fn delete(ctx: &Context) -> Result<(), Failure> {
         }
     }
     last_error.map_or(Ok(()), |l| Err(Failure(l)))
+}
+
+/// The objects `TYPE[,TYPE] -l … | --field-selector … | --all` names: one list per type, in this namespace
+/// or (`-A`) in all, in the order the apiserver lists them.
+async fn selected(ctx: &Context) -> Result<Vec<(&'static ResourceInfo, String, String)>, Failure> {
+    let words = &ctx.args.positional[1..];
+    let Some(types) = words.first() else {
+        return Err(super::common::error(super::common::NO_RESOURCES));
+    };
+    let mut out = Vec::new();
+    for t in types.split(',').filter(|t| !t.is_empty()) {
+        let found = super::common::targets(
+            ctx,
+            &[t.to_string()].iter().chain(&words[1..]).cloned().collect::<Vec<_>>(),
+            super::common::NO_RESOURCES,
+        )
+        .await?;
+        out.extend(
+            found.objects.iter().map(|o| {
+                (o.info(), o.namespace().map_or_else(|| ctx.namespace(), str::to_string), o.name().to_string())
+            }),
+        );
+    }
+    Ok(out)
 }
 
 fn targets(ctx: &Context) -> Result<Vec<(&'static ResourceInfo, String, String)>, Failure> {
