@@ -1,6 +1,6 @@
 //! `kubectl get` with several resource types: `get pv,pvc`, `get deploy,rs,po -o wide`, `get all`,
-//! `TYPE/NAME` pairs; one table per type with a blank line between them and `kind/name` names once objects
-//! of more than one kind are printed.
+//! `TYPE/NAME` pairs; one table per type with a blank line between them and `kind/name` names once more
+//! than one type is listed (or objects of more than one kind are fetched by name).
 
 use kubeglass::cluster::Cluster;
 
@@ -81,10 +81,12 @@ fn empty_listings_name_the_namespace_unless_all_namespaces() {
     assert_eq!(kubectl(&mut c, "get pv,pvc"), ("No resources found in default namespace.\n".into(), Some(0)));
     assert_eq!(kubectl(&mut c, "get pv,pvc -A"), ("No resources found\n".into(), Some(0)));
     assert_eq!(kubectl(&mut c, "get pv,sc"), ("No resources found\n".into(), Some(0)));
-    // Only one kind found: plain names, as kubectl decides from the objects it got.
+    // Only one kind found, two asked: kind names all the same, as the real kubectl prints them (each
+    // listed type is a Table to it, the empty one too).
     let p = pods(&mut c);
     let (out, _) = kubectl(&mut c, "get pods,deploy -l app=web");
-    assert_eq!(out.lines().nth(1).map(|l| l.split(' ').next()), Some(Some(p[0].as_str())), "{out}");
+    let first = format!("pod/{}", p[0]);
+    assert_eq!(out.lines().nth(1).map(|l| l.split(' ').next()), Some(Some(first.as_str())), "{out}");
     let (shown, _) = kubectl(&mut c, "get pods -l app=web --show-kind");
     assert!(shown.contains(&format!("\npod/{} ", p[0])), "{shown}");
 }
@@ -140,4 +142,20 @@ service/kubernetes   ClusterIP   10.96.0.1    <none>        443/TCP   33s
         kubectl(&mut c, "get pod/"),
         ("error: arguments in resource/name form must have a single resource and name\n".into(), Some(1))
     );
+}
+
+#[test]
+fn several_types_asked_name_the_kind_even_when_only_one_of_them_has_objects() {
+    // The real kubectl v1.32 against kubeglass serve: each listed type is a Table to kubectl, an empty one
+    // too, so `deploy,rs,pods` with only a pod prints `pod/solo`; one type alone does not.
+    let mut c = Cluster::new_default(1);
+    kubectl(&mut c, "run solo --image=nginx");
+    c.advance_ms(30_000);
+    let (several, _) = kubectl(&mut c, "get deploy,rs,pods");
+    assert_eq!(several, "NAME       READY   STATUS    RESTARTS   AGE\npod/solo   1/1     Running   0          30s\n");
+    let (one, _) = kubectl(&mut c, "get pods");
+    assert_eq!(one, "NAME   READY   STATUS    RESTARTS   AGE\nsolo   1/1     Running   0          30s\n");
+    // A name that is not found is no Table: the kind stays off.
+    let (named, _) = kubectl(&mut c, "get pod/solo deploy/nope");
+    assert!(named.starts_with("NAME   READY"), "{named}");
 }

@@ -89,6 +89,8 @@ pub async fn get(ctx: &Context) -> Result<(), Failure> {
     let all = ctx.all_namespaces() && !named;
     // (type, object) in the order kubectl's builder visits them.
     let mut found: Vec<(&'static ResourceInfo, Arc<Object>)> = Vec::new();
+    // The types whose lists came back: each is one Table to kubectl, empty or not.
+    let mut listed: Vec<&'static ResourceInfo> = Vec::new();
     let mut errors = Vec::new();
     for (info, names) in &targets {
         let namespace = if all || !info.namespaced { None } else { Some(ns.as_str()) };
@@ -97,6 +99,7 @@ pub async fn get(ctx: &Context) -> Result<(), Failure> {
             req.params.label_selector = ctx.args.get(&["l", "selector"]).map(str::to_string);
             req.params.field_selector = ctx.args.get(&["field-selector"]).map(str::to_string);
             if let ApiResponse::List { items, .. } = ctx.call(req).await? {
+                listed.push(*info);
                 found.extend(items.into_iter().map(|o| (*info, o)));
             }
         } else {
@@ -125,7 +128,10 @@ pub async fn get(ctx: &Context) -> Result<(), Failure> {
             .flat_map(|v| v.split(',').map(str::to_string).collect::<Vec<_>>())
             .collect();
         let single = targets.len() == 1 && targets[0].1.len() == 1;
-        let show_kind = ctx.args.has(&["show-kind"]) || found.iter().any(|(info, _)| !std::ptr::eq(*info, found[0].0));
+        // kubectl's multipleGVKsRequested over what the builder visited: a Table per listed type (an empty
+        // list counts) and each object fetched by name.
+        let visited: Vec<&ResourceInfo> = listed.iter().copied().chain(found.iter().map(|(i, _)| *i)).collect();
+        let show_kind = ctx.args.has(&["show-kind"]) || visited.iter().any(|info| !std::ptr::eq(*info, visited[0]));
         let no_headers = ctx.args.has(&["no-headers"]);
         let opts = |info: &ResourceInfo| printers::output::PrintOptions {
             single,
