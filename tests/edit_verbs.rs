@@ -1,5 +1,5 @@
 //! The verbs that change existing objects: `scale`, `label`, `annotate`, `taint`, `cordon`/`uncordon` and
-//! `set image`. Each is checked for kubectl v1.34's result line, its refusals, and the stored object.
+//! `set image`, `set resources`. Each is checked for kubectl v1.34's result line, its refusals, and the stored object.
 
 use kubeglass::api::Kind;
 use kubeglass::cluster::{Cluster, ClusterConfig, UserConfig};
@@ -227,4 +227,60 @@ fn set_image_changes_the_named_container_and_is_silent_when_nothing_changes() {
     );
     kubectl(&mut c, "run p --image=busybox");
     ok(&mut c, "set image pod p p=busybox:1.36", "pod/p image updated\n");
+}
+
+#[test]
+fn set_resources_sets_limits_and_requests_of_the_matching_containers_as_the_real_kubectl_does() {
+    // The lines are what the real kubectl v1.32 printed against kubeglass serve for the same commands (its
+    // `Invalid argument syntax` capital is v1.34's too).
+    let mut c = Cluster::new_default(1);
+    kubectl(&mut c, "create deployment web --image=nginx --replicas=2");
+    ok(
+        &mut c,
+        "set resources deploy web --limits=cpu=200m,memory=512Mi",
+        "deployment.apps/web resource requirements updated\n",
+    );
+    ok(&mut c, "set resources deploy web --limits=cpu=200m,memory=512Mi", "");
+    ok(
+        &mut c,
+        "set resources deploy web --requests=cpu=0.1 -c ngin*",
+        "deployment.apps/web resource requirements updated\n",
+    );
+    let resources = |c: &Cluster| {
+        stored(c, Kind::Deployment, Some("default"), "web")
+            .map(|d| d["spec"]["template"]["spec"]["containers"][0]["resources"].clone())
+    };
+    // 0.1 is stored in its canonical spelling.
+    assert_eq!(resources(&c), Some(json!({"limits": {"cpu": "200m", "memory": "512Mi"}, "requests": {"cpu": "100m"}})));
+    fails(
+        &mut c,
+        "set resources deploy web --requests=cpu=100m -c nope",
+        "error: unable to find container named nope\n",
+    );
+    fails(
+        &mut c,
+        "set resources deploy web",
+        "error: you must specify an update to requests or limits (in the form of --requests/--limits)\n",
+    );
+    fails(
+        &mut c,
+        "set resources deploy web --limits=cpu",
+        "error: Invalid argument syntax cpu, expected <resource>=<value>\n",
+    );
+    fails(
+        &mut c,
+        "set resources deploy web --limits=cpu=abc",
+        "error: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'\n",
+    );
+    ok(
+        &mut c,
+        "set resources deploy web --limits=memory=1Gi --dry-run=client -o jsonpath={.spec.template.spec.containers[0].resources.limits}",
+        "{\"cpu\":\"200m\",\"memory\":\"1Gi\"}",
+    );
+    assert_eq!(resources(&c).unwrap()["limits"]["memory"], "512Mi", "a client dry run changes nothing");
+    fails(
+        &mut c,
+        "set resources cm nope --limits=cpu=1",
+        "Error from server (NotFound): configmaps \"nope\" not found\n",
+    );
 }

@@ -76,8 +76,16 @@ const ALLOWED_FORMATS: &str =
 
 /// Checks `-o` before anything is sent, as the printer is built in the commands' Complete step.
 pub fn check_output(ctx: &Context) -> Result<(), Failure> {
+    use super::printers::output::OutputFormat;
     match ctx.args.get(&["o", "output"]).unwrap_or("") {
         "" | "yaml" | "json" | "name" => Ok(()),
+        other if other.starts_with("jsonpath") => match OutputFormat::parse(other) {
+            Ok(OutputFormat::JsonPath(_) | OutputFormat::JsonPathAsJson(_)) => Ok(()),
+            Ok(_) => Err(error(format!(
+                "unable to match a printer suitable for the output format {other:?}, allowed formats are: {ALLOWED_FORMATS}"
+            ))),
+            Err(e) => Err(error(e)),
+        },
         other => Err(error(format!(
             "unable to match a printer suitable for the output format {other:?}, allowed formats are: {ALLOWED_FORMATS}"
         ))),
@@ -102,7 +110,16 @@ pub fn print_object(ctx: &Context, value: &Value, operation: &str, dry: DryRun) 
         "name" => ctx.println(&name_of(value)),
         "yaml" => ctx.api.print(&to_yaml(value)),
         "json" => ctx.api.print(&to_json(value)),
-        _ => check_output(ctx)?,
+        other => {
+            check_output(ctx)?;
+            use super::printers::output::{run_jsonpath, OutputFormat};
+            let text = match OutputFormat::parse(other) {
+                Ok(OutputFormat::JsonPath(t)) => run_jsonpath(&t, value, false),
+                Ok(OutputFormat::JsonPathAsJson(t)) => run_jsonpath(&t, value, true),
+                _ => Ok(String::new()),
+            };
+            ctx.api.print(&text.map_err(error)?);
+        }
     }
     Ok(())
 }

@@ -271,7 +271,7 @@ fn ensure_null(v: &mut Value, path: &[&str]) {
     }
 }
 
-fn run_jsonpath(template: &str, data: &Value, as_json: bool) -> Result<String, String> {
+pub(crate) fn run_jsonpath(template: &str, data: &Value, as_json: bool) -> Result<String, String> {
     let jp = JsonPath::parse(template).map_err(|e| format!("error parsing jsonpath {template}, {e}"))?;
     let result = if as_json {
         jp.find_results(data).map(|groups| {
