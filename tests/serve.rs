@@ -233,6 +233,63 @@ fn the_real_kubectl_writes_and_watches_through_the_same_apiserver() {
 }
 
 #[test]
+fn the_real_kubectls_typed_clients_write_in_protobuf() {
+    // `kubectl create deployment|job|secret|configmap`, `auth whoami|can-i` and `drain` go through client-go's
+    // typed clients, which send their bodies as application/vnd.kubernetes.protobuf.
+    let (s, prompt) = Served::spawn(&["--speed", "20"]);
+    let mut prompt = prompt.unwrap();
+    prompt.run("echo ready");
+    let (out, err, code) = s.kubectl(&["create", "deployment", "web", "--image=nginx", "--replicas=2", "-v=8"], None);
+    assert_eq!((out.as_str(), code), ("deployment.apps/web created\n", 0), "{err}");
+    assert!(err.contains("Content-Type: application/vnd.kubernetes.protobuf"), "sent as protobuf: {err}");
+    assert!(err.contains("Response Status: 201 Created"), "a create answers 201: {err}");
+    let spec = "jsonpath={.spec.replicas} {.spec.template.spec.containers[0].image} {.spec.selector.matchLabels}";
+    let (out, _, _) = s.kubectl(&["get", "deploy", "web", "-o", spec], None);
+    assert_eq!(out, "2 nginx {\"app\":\"web\"}");
+
+    let (out, err, _) = s.kubectl(&["create", "job", "pi", "--image=busybox", "--", "echo", "hi"], None);
+    assert_eq!(out, "job.batch/pi created\n", "{err}");
+    let (out, _, _) =
+        s.kubectl(&["get", "job", "pi", "-o", "jsonpath={.spec.template.spec.containers[0].command}"], None);
+    assert_eq!(out, "[\"echo\",\"hi\"]");
+    let (out, err, _) = s.kubectl(&["create", "secret", "generic", "db", "--from-literal=password=s3cret"], None);
+    assert_eq!(out, "secret/db created\n", "{err}");
+    let (out, _, _) = s.kubectl(&["get", "secret", "db", "-o", "jsonpath={.data.password} {.type}"], None);
+    assert_eq!(out, "czNjcmV0 Opaque");
+    let (out, err, _) = s.kubectl(&["create", "configmap", "cfg", "--from-literal=mode=fast"], None);
+    assert_eq!(out, "configmap/cfg created\n", "{err}");
+    let (out, _, _) = s.kubectl(&["get", "cm", "cfg", "-o", "jsonpath={.data.mode}"], None);
+    assert_eq!(out, "fast");
+
+    // SelfSubjectReview and SelfSubjectAccessReview: what the real kubectl prints is what the simulated one does.
+    let (out, err, code) = s.kubectl(&["auth", "whoami"], None);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, prompt.run("kubectl auth whoami"));
+    assert!(out.contains("kubernetes-admin"), "{out}");
+    let (out, _, code) = s.kubectl(&["auth", "can-i", "create", "pods"], None);
+    assert_eq!((out.as_str(), code), ("yes\n", 0));
+    let (out, _, code) =
+        s.kubectl(&["auth", "can-i", "list", "secrets", "--as=system:serviceaccount:default:default"], None);
+    assert_eq!((out.as_str(), code), ("no\n", 1));
+
+    // drain evicts through the eviction subresource (a protobuf Eviction with its DeleteOptions).
+    let pods = s.kubectl_until(&["get", "pods", "-l", "app=web", "-o", "name"], |o| o.lines().count() == 2);
+    assert_eq!(pods.lines().count(), 2, "{pods}");
+    let (out, err, code) = s.kubectl(&["drain", "node01", "--ignore-daemonsets", "--timeout=60s"], None);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("node/node01 cordoned\n") && out.ends_with("node/node01 drained\n"), "{out}");
+    assert!(err.starts_with("Warning: ignoring DaemonSet-managed Pods: kube-system/kube-proxy-"), "{err}");
+    let (left, _, _) =
+        s.kubectl(&["get", "pods", "-A", "--field-selector", "spec.nodeName=node01", "-o", "name"], None);
+    assert_eq!(left.lines().filter(|p| !p.starts_with("pod/kube-proxy-")).count(), 0, "{left}");
+    // Deleting instead of evicting sends protobuf DeleteOptions with the grace period.
+    let (out, err, code) =
+        s.kubectl(&["drain", "node02", "--ignore-daemonsets", "--disable-eviction", "--grace-period=0"], None);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("node/node02 drained\n"), "{out}");
+}
+
+#[test]
 fn a_user_without_rights_gets_the_real_403_and_a_stranger_the_real_401() {
     let s = Served::start(&["--user", "alice:dev"]);
     let (_, err, code) = s.kubectl(&["--context", "alice@kubernetes", "get", "pods"], None);
@@ -290,6 +347,7 @@ fn a_stopped_apiserver_refuses_the_real_kubectl_and_the_pods_keep_running() {
     // not a broken cluster; the containers run on, and once it is back everything answers again.
     let (s, prompt) = Served::spawn(&["--speed", "20"]);
     let mut prompt = prompt.unwrap();
+    prompt.run("echo ready");
     prompt.run("echo ready");
     assert_eq!(prompt.run("stop kube-apiserver"), "");
     let port = s.server.rsplit(':').next().unwrap().to_string();

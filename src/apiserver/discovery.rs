@@ -49,6 +49,17 @@ fn subresources(info: &ResourceInfo) -> Vec<Sub> {
     }
 }
 
+/// The apiVersion and kind a subresource's body has (`pods/eviction`: `policy/v1` `Eviction`); the parent's
+/// own for `status` and for a subresource kubeglass does not serve.
+pub(crate) fn body_kind(info: &ResourceInfo, subresource: Option<&str>) -> (String, &'static str) {
+    let sub = subresource.and_then(|name| subresources(info).into_iter().find(|s| s.name == name));
+    match sub.and_then(|s| s.kind) {
+        Some((kind, "", "")) => (info.api_version(), kind),
+        Some((kind, group, version)) => (format!("{group}/{version}"), kind),
+        None => (info.api_version(), info.kind.name()),
+    }
+}
+
 /// The resources discovery lists (top-level ones: evictions and scales exist only as subresources).
 pub(crate) fn listed() -> impl Iterator<Item = &'static ResourceInfo> {
     RESOURCES.iter().filter(|r| r.discovered())

@@ -25,6 +25,8 @@ pub mod identity;
 pub mod json_patch;
 pub mod openapi;
 pub mod printers;
+#[cfg(feature = "serve")]
+pub mod protobuf;
 mod proxy;
 pub mod registry;
 pub mod rest;

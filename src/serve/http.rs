@@ -161,6 +161,7 @@ async fn handle(
         }
     };
     request.impersonate = impersonate;
+    let created = rest::answers_created(&request);
     let (reply, mut events) = unbounded_channel();
     let call = Command::Call { client: client_name(&user_agent), credentials, request: Box::new(request), reply };
     if commands.send(call).is_err() {
@@ -175,10 +176,13 @@ async fn handle(
             Ok(response)
         }
         Some((RemoteEvent::Answer { result: Ok(answer), warnings }, now)) => {
-            let written = match (info, include) {
+            let mut written = match (info, include) {
                 (Some(info), Some(include)) => rest::table_answer(info, &answer, now, include),
                 _ => rest::answer(info, &answer),
             };
+            if created && written.code == 200 {
+                written.code = 201;
+            }
             Ok(plain(&written, &warnings))
         }
         Some((RemoteEvent::Answer { result: Err(_), .. }, _)) | None => Err(Dropped("connection refused")),
