@@ -290,6 +290,88 @@ fn the_real_kubectls_typed_clients_write_in_protobuf() {
 }
 
 #[test]
+fn the_real_kubectl_execs_over_websocket_with_stdin_and_a_terminal() {
+    let (s, prompt) = Served::spawn(&["--speed", "20"]);
+    let mut prompt = prompt.unwrap();
+    prompt.run("echo ready");
+    let (_, err, _) = s.kubectl(&["create", "deployment", "web", "--image=nginx"], None);
+    let pod = s
+        .kubectl_until(&["get", "pods", "-l", "app=web", "-o", "name", "--field-selector=status.phase=Running"], |o| {
+            o.lines().count() == 1
+        });
+    let pod = pod.trim().to_string();
+    assert!(pod.starts_with("pod/web-"), "{pod} {err}");
+    // Each line: the real kubectl's stdout and stderr, then the simulated kubectl's, which must agree.
+    let lines: [&[&str]; 4] = [
+        &["exec", &pod, "--", "cat", "/etc/hostname"],
+        &["exec", &pod, "--", "sh", "-c", "echo out; echo err >&2; exit 3"],
+        &["exec", &pod, "-c", "nope", "--", "ls"],
+        &["exec", &pod, "--", "nosuchcmd"],
+    ];
+    for args in lines {
+        let (out, err, code) = s.kubectl(args, None);
+        let simulated = prompt.run(&format!("kubectl {}", shell_words(args)));
+        // Every exec has its own id, as in containerd: the two runs name two different ones.
+        assert_eq!(
+            without_exec_ids(&format!("{out}{err}")),
+            without_exec_ids(&simulated),
+            "kubectl {args:?} (exit {code})"
+        );
+        let expected_code = match args[3] {
+            "cat" => 0,
+            "sh" => 3,
+            _ => 1,
+        };
+        assert_eq!(code, expected_code, "kubectl {args:?}: {out}{err}");
+    }
+    let name = pod.trim_start_matches("pod/");
+    let (out, _, _) = s.kubectl(&["exec", &pod, "--", "cat", "/etc/hostname"], None);
+    assert_eq!(out, format!("{name}\n"));
+    let (out, err, _) = s.kubectl(&["exec", &pod, "--", "sh", "-c", "echo out; echo err >&2; exit 3"], None);
+    assert_eq!((out.as_str(), err.as_str()), ("out\n", "err\ncommand terminated with exit code 3\n"));
+    // stdin to its end (v5's close signal), then the command.
+    let (out, err, code) = s.kubectl(&["exec", "-i", &pod, "--", "cat"], Some("hello\nworld\n"));
+    assert_eq!((out.as_str(), code), ("hello\nworld\n", 0), "{err}");
+    let (out, err, code) = s.kubectl(&["exec", "-i", &pod, "--", "sh"], Some("echo one\nexit 4\n"));
+    assert_eq!((out.as_str(), err.as_str(), code), ("one\n", "command terminated with exit code 4\n", 4));
+    // A terminal: typed keys echoed (backspace too), each line run, `exit 5` ends it with its code.
+    let tty = Command::new("python3")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/exec_tty.py"))
+        .args([&pod, "hostnamx\u{7f}e", "echo $HOME", "exit 5"])
+        .env("KUBECONFIG", &s.kubeconfig)
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&tty.stdout);
+    let expected = format!(
+        "'# hostnamx\\x08 \\x08e\\r\\n{name}\\r\\n# echo $HOME\\r\\n/root\\r\\n# exit 5\\r\\ncommand terminated with exit code 5\\r\\n'\n5\n"
+    );
+    assert_eq!(shown, expected, "{}", String::from_utf8_lossy(&tty.stderr));
+}
+
+/// Text with containerd's exec ids (`failed to start exec "<64 hex digits>"`) masked.
+fn without_exec_ids(text: &str) -> String {
+    const MARK: &str = "failed to start exec \"";
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(MARK) {
+        let (head, tail) = rest.split_at(at + MARK.len());
+        out.push_str(head);
+        let id_len = tail.chars().take_while(char::is_ascii_hexdigit).count();
+        out.push_str("<id>");
+        rest = &tail[id_len..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Command-line words as the prompt reads them back (quoted when they hold a space).
+fn shell_words(args: &[&str]) -> String {
+    let quoted: Vec<String> =
+        args.iter().map(|a| if a.contains(' ') { format!("'{a}'") } else { a.to_string() }).collect();
+    quoted.join(" ")
+}
+
+#[test]
 fn a_user_without_rights_gets_the_real_403_and_a_stranger_the_real_401() {
     let s = Served::start(&["--user", "alice:dev"]);
     let (_, err, code) = s.kubectl(&["--context", "alice@kubernetes", "get", "pods"], None);

@@ -29,7 +29,10 @@ pub(super) struct Proxied {
 /// Whether the apiserver answers `req` by proxying it to a kubelet.
 pub(super) fn is_proxied(req: &ApiRequest) -> bool {
     req.resource.kind == Kind::Pod
-        && matches!((req.verb, req.subresource.as_deref()), (Verb::Get, Some("log")) | (Verb::Create, Some("exec")))
+        && matches!(
+            (req.verb, req.subresource.as_deref()),
+            (Verb::Get, Some("log")) | (Verb::Create | Verb::Get, Some("exec"))
+        )
 }
 
 impl ApiServer {

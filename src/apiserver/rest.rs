@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 
 use super::printers;
 use crate::api::{
-    ApiRequest, ApiResponse, Credentials, FieldValidation, Object, PatchBody, ResourceInfo, Status, Verb, WatchEvent,
-    WatchEventType, RESOURCES,
+    ApiRequest, ApiResponse, Credentials, ExecEnd, ExecResult, FieldValidation, Object, PatchBody, ResourceInfo,
+    Status, Verb, WatchEvent, WatchEventType, RESOURCES,
 };
 use crate::sim::SimTime;
 
@@ -162,6 +162,7 @@ pub fn route(req: &HttpRequest) -> Result<Routed, HttpAnswer> {
     p.command = query.iter().filter(|(k, _)| k == "command").map(|(_, v)| v.clone()).collect();
     p.tty = flag("tty");
     match verb {
+        _ if is_connect(api.subresource.as_deref()) => {}
         Verb::Create | Verb::Update => {
             let (api_version, kind) = super::discovery::body_kind(t.info, api.subresource.as_deref());
             api.raw_body = Some(body_value(req, (&api_version, kind))?)
@@ -293,9 +294,17 @@ pub fn list_json(info: &ResourceInfo, items: &[Arc<Object>], revision: u64) -> S
 /// Whether a success answers `201 Created`: every create, of an object or through a subresource (binding,
 /// eviction), as the REST create handler writes it; the streaming subresources POST too but are connects.
 pub fn answers_created(request: &ApiRequest) -> bool {
-    request.verb == Verb::Create
-        && !matches!(request.subresource.as_deref(), Some("exec" | "attach" | "portforward" | "proxy"))
-        && request.non_resource_path.is_none()
+    request.verb == Verb::Create && !is_connect(request.subresource.as_deref()) && request.non_resource_path.is_none()
+}
+
+/// What a streaming subresource answers a request that was not upgraded to a stream protocol kubeglass
+/// speaks (WebSocket's `v5.channel.k8s.io`/`v4.channel.k8s.io`; SPDY/3.1 is not served).
+pub const UPGRADE_REQUIRED: &str = "Upgrade request required: kubeglass serve streams exec over WebSocket \
+(v5.channel.k8s.io, v4.channel.k8s.io; kubectl 1.30 and later), not SPDY/3.1";
+
+/// Whether a subresource is a stream (exec, attach, port-forward, proxy): the REST connecters.
+pub fn is_connect(subresource: Option<&str>) -> bool {
+    matches!(subresource, Some("exec" | "attach" | "portforward" | "proxy"))
 }
 
 /// The answer to a request for `target` (None: a non-resource path), as written on the wire. A watch's
@@ -318,7 +327,11 @@ pub fn answer(info: Option<&ResourceInfo>, response: &ApiResponse) -> HttpAnswer
                 body: body.clone(),
             }
         }
-        ApiResponse::WatchStarted { .. } | ApiResponse::Exec(_) => HttpAnswer::json(200, "{}\n".into()),
+        // A stream the kubelet refused is its plain-text answer; one that ran needed an upgrade this
+        // answer cannot give (the transport upgrades WebSocket requests before they get here).
+        ApiResponse::Exec(ExecResult { end: ExecEnd::NotUpgraded(body), .. }) => HttpAnswer::text(500, body.clone()),
+        ApiResponse::Exec(_) => HttpAnswer::status(&Status::bad_request(UPGRADE_REQUIRED)),
+        ApiResponse::WatchStarted { .. } => HttpAnswer::json(200, "{}\n".into()),
     }
 }
 

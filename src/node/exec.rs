@@ -212,7 +212,7 @@ pub fn exec_sync(run: &ExecRun, exec_id: &str) -> Result<ExecDone, String> {
         let flavour = if name == "bash" { Flavour::Bash } else { sh.default_flavour() };
         let script = match run.cmd.iter().position(|a| a == "-c") {
             Some(i) => run.cmd.get(i + 1).cloned().unwrap_or_default(),
-            None => run.stdin.unwrap_or("").to_string(),
+            None => sh.stdin.take().unwrap_or_default(),
         };
         sh.flavour = flavour;
         sh.script(&script);
@@ -272,6 +272,8 @@ struct Shell<'a> {
     ms: u64,
     line: usize,
     exited: bool,
+    /// What is left of the exec's stdin for the commands to read (none when it was the shell's script).
+    stdin: Option<String>,
 }
 
 /// Shell tokens.
@@ -292,7 +294,8 @@ impl<'a> Shell<'a> {
         }
         vars.push(("HOME".into(), "/root".into()));
         let flavour = if image.busybox_like() { Flavour::Ash } else { Flavour::Dash };
-        Shell { run, image, flavour, vars, output: Vec::new(), code: 0, ms: 0, line: 1, exited: false }
+        let stdin = run.stdin.map(str::to_string);
+        Shell { run, image, flavour, vars, output: Vec::new(), code: 0, ms: 0, line: 1, exited: false, stdin }
     }
 
     /// Writes to stdout or (`err`) stderr.
@@ -532,7 +535,17 @@ impl<'a> Shell<'a> {
             "sleep" => self.sleep(args),
             "cat" => {
                 let mut code = 0;
+                if args.is_empty() {
+                    // No file: cat copies its stdin (read once; what a later command reads is empty).
+                    let stdin = self.stdin.take().unwrap_or_default();
+                    self.write(false, &stdin);
+                }
                 for path in args {
+                    if path == "-" {
+                        let stdin = self.stdin.take().unwrap_or_default();
+                        self.write(false, &stdin);
+                        continue;
+                    }
                     match self.file(path) {
                         Ok(text) => self.write(false, &text),
                         Err(e) => {
@@ -992,6 +1005,8 @@ mod tests {
     #[test]
     fn files_and_listings_follow_the_userland() {
         assert_eq!(run("busybox", &["cat", "/etc/hostname"], None), Ok(("web\n".into(), 0, 0)));
+        assert_eq!(run("nginx", &["cat"], Some("piped\n")), Ok(("piped\n".into(), 0, 0)));
+        assert_eq!(run("nginx", &["sh", "-c", "cat - /etc/hostname"], Some("in\n")), Ok(("in\nweb\n".into(), 0, 0)));
         assert!(run("busybox", &["cat", "/etc/hosts"], None).unwrap_or_default().0.ends_with("10.244.1.7\tweb\n"));
         assert_eq!(
             run("nginx", &["cat", "/etc/nope"], None).map(|r| (r.0, r.1)),

@@ -22,6 +22,7 @@ use tokio::sync::watch;
 use tokio_rustls::TlsAcceptor;
 
 use super::engine::Command;
+use super::exec;
 use super::pki::{client_subject, ClientSubject, Pki};
 use crate::api::{lookup, ApiRequest, ApiResponse, Credentials, ResourceInfo, Status, Verb};
 use crate::apiserver::rest::{self, HttpAnswer, HttpRequest, Routed};
@@ -102,7 +103,7 @@ async fn connection(tcp: tokio::net::TcpStream, acceptor: TlsAcceptor, commands:
     let Ok(tls) = acceptor.accept(tcp).await else { return };
     let subject = tls.get_ref().1.peer_certificates().and_then(|c| c.first()).and_then(|c| client_subject(c.as_ref()));
     let service = hyper::service::service_fn(move |req| handle(req, subject.clone(), commands.clone()));
-    let _ = auto::Builder::new(TokioExecutor::new()).serve_connection(TokioIo::new(tls), service).await;
+    let _ = auto::Builder::new(TokioExecutor::new()).serve_connection_with_upgrades(TokioIo::new(tls), service).await;
 }
 
 /// The transport failed below HTTP (the simulated apiserver is not listening): the connection is dropped.
@@ -124,6 +125,12 @@ async fn handle(
 ) -> Result<Response<ResponseBody>, Dropped> {
     let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
     let (content_type, user_agent) = (header("content-type"), header("user-agent").unwrap_or_default());
+    if exec::is_websocket(&req) {
+        if let Some(response) = websocket(req, subject.clone(), commands.clone()).await? {
+            return Ok(response);
+        }
+        return Err(Dropped("the engine has stopped"));
+    }
     let (authorization, impersonate) = (header("authorization"), header("impersonate-user"));
     let table = rest::wants_table(header("accept").as_deref());
     let method = req.method().as_str().to_string();
@@ -137,11 +144,7 @@ async fn handle(
             return Ok(plain(&HttpAnswer::status(&s), &[]));
         }
     };
-    let credentials = match (subject, authorization.as_deref().and_then(|a| a.strip_prefix("Bearer "))) {
-        (Some(s), _) => Credentials::ClientCert { common_name: s.user, organizations: s.groups },
-        (None, Some(token)) => Credentials::Token(token.trim().to_string()),
-        (None, None) => Credentials::Anonymous,
-    };
+    let credentials = credentials(subject, authorization.as_deref());
     let http =
         HttpRequest { method: &method, path: &path, query: &query, content_type: content_type.as_deref(), body: &body };
     let (mut request, info) = match rest::route(&http) {
@@ -188,6 +191,40 @@ async fn handle(
         Some((RemoteEvent::Answer { result: Err(_), .. }, _)) | None => Err(Dropped("connection refused")),
         Some(_) => Err(Dropped("unexpected event before the answer")),
     }
+}
+
+/// Who a request is from: its client certificate's subject, else its bearer token, else nobody.
+fn credentials(subject: Option<ClientSubject>, authorization: Option<&str>) -> Credentials {
+    match (subject, authorization.and_then(|a| a.strip_prefix("Bearer "))) {
+        (Some(s), _) => Credentials::ClientCert { common_name: s.user, organizations: s.groups },
+        (None, Some(token)) => Credentials::Token(token.trim().to_string()),
+        (None, None) => Credentials::Anonymous,
+    }
+}
+
+/// A request to be upgraded to WebSocket: exec's stream (anything else is refused as a plain request
+/// would be answered). Ok(None): the engine has stopped.
+async fn websocket(
+    req: Request<Incoming>,
+    subject: Option<ClientSubject>,
+    commands: mpsc::Sender<Command>,
+) -> Result<Option<Response<ResponseBody>>, Dropped> {
+    let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+    let user_agent = header("user-agent").unwrap_or_default();
+    let credentials = credentials(subject, header("authorization").as_deref());
+    let (method, path, query) =
+        (req.method().to_string(), req.uri().path().to_string(), req.uri().query().unwrap_or("").to_string());
+    let http = HttpRequest { method: &method, path: &path, query: &query, content_type: None, body: &[] };
+    let mut request = match rest::route(&http) {
+        Err(answer) => return Ok(Some(plain(&answer, &[]))),
+        Ok(Routed::Api(r)) if r.subresource.as_deref() == Some("exec") => *r,
+        Ok(_) => {
+            let status = Status::bad_request("the server only upgrades exec requests to WebSocket");
+            return Ok(Some(plain(&HttpAnswer::status(&status), &[])));
+        }
+    };
+    request.impersonate = header("impersonate-user");
+    Ok(exec::serve(req, request, client_name(&user_agent), credentials, commands).await)
 }
 
 fn plain(answer: &HttpAnswer, warnings: &[String]) -> Response<ResponseBody> {

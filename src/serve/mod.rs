@@ -8,6 +8,7 @@
 //! sockets; this module is native only (cargo feature `serve`) and the WebAssembly build links none of it.
 
 pub mod engine;
+mod exec;
 pub mod http;
 pub mod pki;
 

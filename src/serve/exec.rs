@@ -1,0 +1,375 @@
+//! `pods/exec` over WebSocket, as kubectl 1.30 and later open it: a GET upgraded to the Kubernetes channel
+//! protocol (`v5.channel.k8s.io`, else `v4.channel.k8s.io`), each binary message one stream's bytes behind a
+//! channel byte (0 stdin, 1 stdout, 2 stderr, 3 the error channel's `Status`, 4 terminal resizes; in v5, 255
+//! a client closing one of its streams).
+//!
+//! The engine's exec is one call that runs the command to its end: without stdin it is made before the
+//! upgrade, so an error the apiserver or the kubelet answers first (a container not in the pod, a kubelet
+//! that cannot be reached) is a plain HTTP answer, as from a real apiserver, and the client falls back to
+//! SPDY, which gets the same answer; with stdin the connection is upgraded first and the stdin read to its
+//! end (v5's close signal). With a terminal too (`kubectl exec -it … -- sh`) the connection is an
+//! interactive shell: what is typed is echoed as a terminal does, and each line entered runs in the container
+//! as `sh -c LINE`, a call of its own, until `exit` or Ctrl-D.
+//!
+//! Counterpart: the kubelet's streaming server (`k8s.io/kubelet/pkg/cri/streaming/remotecommand`),
+//! `k8s.io/apimachinery/pkg/util/httpstream/wsstream` and the apiserver's stream translator.
+
+use std::convert::Infallible;
+
+use bytes::Bytes;
+use futures_util::{SinkExt, StreamExt};
+use http_body_util::{combinators::BoxBody, BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use serde_json::json;
+use tokio::sync::mpsc::unbounded_channel;
+use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
+use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::WebSocketStream;
+
+use super::engine::Command;
+use crate::api::{ApiRequest, ApiResponse, Credentials, ExecEnd, ExecResult, Status};
+use crate::apiserver::rest::HttpAnswer;
+use crate::cluster::RemoteEvent;
+
+type ResponseBody = BoxBody<Bytes, Infallible>;
+
+/// The channel protocols served, most preferred first.
+const PROTOCOLS: [&str; 2] = ["v5.channel.k8s.io", "v4.channel.k8s.io"];
+
+const STDIN: u8 = 0;
+const STDOUT: u8 = 1;
+const STDERR: u8 = 2;
+const ERROR: u8 = 3;
+/// v5: the client closed the stream named by the next byte.
+const CLOSE: u8 = 255;
+
+/// The prompt of the interactive shell (root's `sh`).
+const PROMPT: &str = "# ";
+
+/// Whether a request asks to be upgraded to WebSocket.
+pub fn is_websocket(req: &Request<Incoming>) -> bool {
+    let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+    header("upgrade").split(',').any(|p| p.trim() == "websocket")
+        && header("connection").split(',').any(|p| p.trim() == "upgrade")
+}
+
+/// The protocol to speak: the first of ours the client offers.
+fn negotiate(offered: &str) -> Option<&'static str> {
+    let offered: Vec<&str> = offered.split(',').map(str::trim).collect();
+    PROTOCOLS.into_iter().find(|p| offered.contains(p))
+}
+
+/// The one thing an exec session needs from the engine: run `request`, and the answer.
+#[derive(Clone)]
+struct Engine {
+    commands: std::sync::mpsc::Sender<Command>,
+    client: String,
+    credentials: Credentials,
+}
+
+impl Engine {
+    async fn call(&self, request: ApiRequest) -> Option<ApiResponse> {
+        let (reply, mut events) = unbounded_channel();
+        let call = Command::Call {
+            client: self.client.clone(),
+            credentials: self.credentials.clone(),
+            request: Box::new(request),
+            reply,
+        };
+        self.commands.send(call).ok()?;
+        match events.recv().await? {
+            (RemoteEvent::Answer { result: Ok(answer), .. }, _) => Some(answer),
+            _ => None,
+        }
+    }
+}
+
+/// A WebSocket exec request: answered (an error before the upgrade) or upgraded, with the session running
+/// on its own task. None: the engine has stopped.
+pub async fn serve(
+    mut req: Request<Incoming>,
+    request: ApiRequest,
+    client: String,
+    credentials: Credentials,
+    commands: std::sync::mpsc::Sender<Command>,
+) -> Option<Response<ResponseBody>> {
+    let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+    let Some(protocol) = negotiate(&header("sec-websocket-protocol")) else {
+        let status = Status::bad_request(format!(
+            "unable to upgrade: the client offers none of the supported protocols {}",
+            PROTOCOLS.join(", ")
+        ));
+        return Some(plain(&HttpAnswer::status(&status)));
+    };
+    let accept = derive_accept_key(header("sec-websocket-key").as_bytes());
+    let query = req.uri().query().unwrap_or("").to_string();
+    let flag = |key: &str| {
+        form_urlencoded::parse(query.as_bytes()).any(|(k, v)| k == key && matches!(&*v, "1" | "true" | "True"))
+    };
+    let (stdin, tty, command) = (flag("stdin"), request.params.tty, request.params.command.clone());
+    let engine = Engine { commands, client, credentials };
+    let upgrade = hyper::upgrade::on(&mut req);
+    let session = if stdin {
+        Session::Input { request: Box::new(request), tty }
+    } else {
+        // Made now: what fails before a stream exists is an HTTP answer.
+        match engine.call(request).await? {
+            ApiResponse::Exec(ExecResult { end: ExecEnd::NotUpgraded(body), .. }) => {
+                return Some(plain(&HttpAnswer::text(500, body)));
+            }
+            ApiResponse::Exec(result) => Session::Done { result, tty, command },
+            ApiResponse::Error(status) => return Some(plain(&HttpAnswer::status(&status))),
+            _ => return Some(plain(&HttpAnswer::status(&Status::internal("the exec stream did not open")))),
+        }
+    };
+    tokio::spawn(async move {
+        let Ok(upgraded) = upgrade.await else { return };
+        let ws = WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, None).await;
+        session.run(ws, protocol == PROTOCOLS[0], engine).await;
+    });
+    let mut response = Response::new(Full::new(Bytes::new()).boxed());
+    *response.status_mut() = hyper::StatusCode::SWITCHING_PROTOCOLS;
+    let headers = response.headers_mut();
+    headers.insert("connection", hyper::header::HeaderValue::from_static("Upgrade"));
+    headers.insert("upgrade", hyper::header::HeaderValue::from_static("websocket"));
+    headers.insert("sec-websocket-protocol", hyper::header::HeaderValue::from_static(protocol));
+    if let Ok(v) = accept.parse() {
+        headers.insert("sec-websocket-accept", v);
+    }
+    Some(response)
+}
+
+fn plain(answer: &HttpAnswer) -> Response<ResponseBody> {
+    let mut response = Response::new(Full::new(Bytes::from(answer.body.clone())).boxed());
+    *response.status_mut() =
+        hyper::StatusCode::from_u16(answer.code).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
+    if let Ok(v) = answer.content_type.parse() {
+        response.headers_mut().insert("content-type", v);
+    }
+    response
+}
+
+type Socket = WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>;
+
+/// What happens once the connection is upgraded.
+enum Session {
+    /// The command ran already: write what it wrote and how it ended.
+    Done { result: ExecResult, tty: bool, command: Vec<String> },
+    /// Read stdin first (to its end, or line by line on a terminal), then run.
+    Input { request: Box<ApiRequest>, tty: bool },
+}
+
+impl Session {
+    async fn run(self, mut ws: Socket, v5: bool, engine: Engine) {
+        let end = match self {
+            Session::Done { result, tty, command } => write_result(&mut ws, &result, tty, &command).await,
+            Session::Input { request, tty: false } => {
+                let Some(stdin) = read_stdin(&mut ws, v5).await else { return };
+                let mut request = *request;
+                request.params.stdin = Some(stdin);
+                let command = request.params.command.clone();
+                match engine.call(request).await {
+                    Some(ApiResponse::Exec(result)) => write_result(&mut ws, &result, false, &command).await,
+                    Some(ApiResponse::Error(status)) => Some(status_json(&status)),
+                    _ => None,
+                }
+            }
+            Session::Input { request, tty: true } => shell(&mut ws, *request, engine).await,
+        };
+        if let Some(end) = end {
+            let _ = ws.send(frame(ERROR, end.as_bytes())).await;
+        }
+        let _ = ws.send(Message::Close(Some(CloseFrame { code: 1000.into(), reason: "".into() }))).await;
+        // The client closes its side once it has read the error channel.
+        while let Some(Ok(m)) = ws.next().await {
+            if m.is_close() {
+                break;
+            }
+        }
+    }
+}
+
+fn frame(channel: u8, data: &[u8]) -> Message {
+    let mut bytes = Vec::with_capacity(data.len() + 1);
+    bytes.push(channel);
+    bytes.extend_from_slice(data);
+    Message::Binary(Bytes::from(bytes))
+}
+
+/// A terminal turns each newline into a carriage return and a newline.
+fn on_terminal(text: &str) -> String {
+    text.replace("\r\n", "\n").replace('\n', "\r\n")
+}
+
+/// Writes a finished command's output; returns its error-channel `Status`.
+async fn write_result(ws: &mut Socket, result: &ExecResult, tty: bool, command: &[String]) -> Option<String> {
+    for (stderr, text) in &result.output {
+        let channel = if *stderr && !tty { STDERR } else { STDOUT };
+        let text = if tty { on_terminal(text) } else { text.clone() };
+        ws.send(frame(channel, text.as_bytes())).await.ok()?;
+    }
+    Some(end_status(&result.end, command))
+}
+
+/// The error channel's `Status` for how a command ended, as the kubelet's streaming server writes it.
+fn end_status(end: &ExecEnd, command: &[String]) -> String {
+    let value = match end {
+        ExecEnd::Success => json!({"metadata": {}, "status": "Success"}),
+        ExecEnd::ExitCode(code) => {
+            let command = command.join(" ");
+            json!({
+                "metadata": {},
+                "status": "Failure",
+                "message": format!("command terminated with non-zero exit code: error executing command [{command}], exit code {code}"),
+                "reason": "NonZeroExitCode",
+                "details": {"causes": [{"reason": "ExitCode", "message": code.to_string()}]},
+            })
+        }
+        ExecEnd::Failure(message) | ExecEnd::NotUpgraded(message) => json!({
+            "metadata": {},
+            "status": "Failure",
+            "message": message,
+            "reason": "InternalError",
+            "details": {"causes": [{"message": message}]},
+            "code": 500,
+        }),
+    };
+    value.to_string()
+}
+
+fn status_json(status: &Status) -> String {
+    status.to_json().to_string()
+}
+
+/// The client's stdin to its end: v5's close signal for stream 0, or the connection closing.
+async fn read_stdin(ws: &mut Socket, v5: bool) -> Option<String> {
+    let mut stdin = Vec::new();
+    while let Some(message) = ws.next().await {
+        match message.ok()? {
+            Message::Binary(data) => match data.split_first() {
+                Some((&STDIN, rest)) => stdin.extend_from_slice(rest),
+                Some((&CLOSE, [STDIN, ..])) if v5 => break,
+                _ => {}
+            },
+            Message::Close(_) => return None,
+            _ => {}
+        }
+    }
+    Some(String::from_utf8_lossy(&stdin).into_owned())
+}
+
+/// An interactive shell on a terminal: a line editor over the stdin stream (echo, backspace, Ctrl-C,
+/// Ctrl-D), each line run in the container as `sh -c LINE`. Returns the error channel's status when the
+/// shell ends (`exit [N]`, Ctrl-D).
+async fn shell(ws: &mut Socket, request: ApiRequest, engine: Engine) -> Option<String> {
+    ws.send(frame(STDOUT, PROMPT.as_bytes())).await.ok()?;
+    let mut line = String::new();
+    let mut last_code = 0;
+    while let Some(message) = ws.next().await {
+        let data = match message.ok()? {
+            Message::Binary(data) => data,
+            Message::Close(_) => return None,
+            _ => continue,
+        };
+        let Some((&STDIN, typed)) = data.split_first() else { continue };
+        for ch in String::from_utf8_lossy(typed).chars() {
+            let echo = match ch {
+                '\r' | '\n' => {
+                    ws.send(frame(STDOUT, b"\r\n")).await.ok()?;
+                    let entered = std::mem::take(&mut line);
+                    match entered.trim() {
+                        "" => {}
+                        "exit" => return Some(exit_status(last_code)),
+                        text if text.starts_with("exit ") => {
+                            let code = text[5..].trim().parse().unwrap_or(2);
+                            return Some(exit_status(code));
+                        }
+                        text => {
+                            let mut run = request.clone();
+                            run.params.command = vec!["sh".into(), "-c".into(), text.to_string()];
+                            run.params.stdin = None;
+                            match engine.call(run).await {
+                                Some(ApiResponse::Exec(result)) => {
+                                    for (_, out) in &result.output {
+                                        ws.send(frame(STDOUT, on_terminal(out).as_bytes())).await.ok()?;
+                                    }
+                                    last_code = match &result.end {
+                                        ExecEnd::Success => 0,
+                                        ExecEnd::ExitCode(c) => *c,
+                                        ExecEnd::Failure(_) | ExecEnd::NotUpgraded(_) => 126,
+                                    };
+                                }
+                                Some(ApiResponse::Error(status)) => return Some(status_json(&status)),
+                                _ => return None,
+                            }
+                        }
+                    }
+                    PROMPT.to_string()
+                }
+                // Backspace and DEL erase the character before the cursor.
+                '\u{7f}' | '\u{8}' => match line.pop() {
+                    Some(_) => "\u{8} \u{8}".to_string(),
+                    None => String::new(),
+                },
+                '\u{3}' => {
+                    line.clear();
+                    last_code = 130;
+                    format!("^C\r\n{PROMPT}")
+                }
+                '\u{4}' if line.is_empty() => {
+                    ws.send(frame(STDOUT, b"\r\n")).await.ok()?;
+                    return Some(exit_status(last_code));
+                }
+                c if c.is_control() => String::new(),
+                c => {
+                    line.push(c);
+                    c.to_string()
+                }
+            };
+            if !echo.is_empty() {
+                ws.send(frame(STDOUT, echo.as_bytes())).await.ok()?;
+            }
+        }
+    }
+    None
+}
+
+/// How `sh` ends: `exit` with the last command's code, as the shell does.
+fn exit_status(code: i32) -> String {
+    let end = if code == 0 { ExecEnd::Success } else { ExecEnd::ExitCode(code) };
+    end_status(&end, &["sh".to_string()])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_newest_protocol_both_sides_speak_is_chosen() {
+        assert_eq!(negotiate("v5.channel.k8s.io, v4.channel.k8s.io"), Some("v5.channel.k8s.io"));
+        assert_eq!(negotiate("v4.channel.k8s.io,v3.channel.k8s.io"), Some("v4.channel.k8s.io"));
+        assert_eq!(negotiate("channel.k8s.io"), None);
+    }
+
+    #[test]
+    fn the_error_channel_says_how_the_command_ended() {
+        assert_eq!(end_status(&ExecEnd::Success, &[]), r#"{"metadata":{},"status":"Success"}"#);
+        let failed: serde_json::Value =
+            serde_json::from_str(&end_status(&ExecEnd::ExitCode(3), &["sh".into(), "-c".into(), "exit 3".into()]))
+                .unwrap();
+        assert_eq!(failed["reason"], "NonZeroExitCode");
+        assert_eq!(failed["details"]["causes"][0], json!({"reason": "ExitCode", "message": "3"}));
+        assert_eq!(
+            failed["message"],
+            "command terminated with non-zero exit code: error executing command [sh -c exit 3], exit code 3"
+        );
+    }
+
+    #[test]
+    fn a_terminal_ends_lines_with_carriage_returns() {
+        assert_eq!(on_terminal("a\nb\r\nc"), "a\r\nb\r\nc");
+    }
+}
