@@ -142,7 +142,7 @@ pub async fn wait_until_bound(api: Api, namespace: String, count: usize) -> i32 
         _ => None,
     };
     let list = ApiRequest::new(Credentials::Anonymous, Verb::List, Kind::Pod.info()).namespace(Some(&namespace));
-    let Ok(ApiResponse::List { items, resource_version }) = api.call(list).await else { return 1 };
+    let Ok(ApiResponse::List { items, resource_version, .. }) = api.call(list).await else { return 1 };
     let mut bound: BTreeSet<String> = items.iter().filter_map(|o| bound_name(o)).collect();
     if bound.len() >= count {
         return 0;

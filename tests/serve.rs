@@ -372,6 +372,53 @@ fn shell_words(args: &[&str]) -> String {
 }
 
 #[test]
+fn the_real_kubectl_reads_lists_in_pages_from_one_revision() {
+    let (s, prompt) = Served::spawn(&["--paused"]);
+    let mut prompt = prompt.unwrap();
+    prompt.run("echo ready");
+    assert_eq!(prompt.run("wait 15m"), "");
+    // Pages of two, each request after the first naming the token of the page before: the same table.
+    let (whole, _, _) = s.kubectl(&["get", "pods", "-A"], None);
+    let (paged, log, code) = s.kubectl(&["get", "pods", "-A", "--chunk-size=2", "-v=6"], None);
+    assert_eq!((paged.as_str(), code), (whole.as_str(), 0));
+    let pages = log.lines().filter(|l| l.contains("GET https://") && l.contains("/api/v1/pods?")).count();
+    let pods = whole.lines().count() - 1;
+    assert_eq!(pages, pods.div_ceil(2), "{log}");
+    assert!(log.contains("/api/v1/pods?continue="), "{log}");
+    let page = |query: &str| -> serde_json::Value {
+        let (out, err, _) = s.kubectl(&["get", "--raw", &format!("/api/v1/pods?{query}")], None);
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"))
+    };
+    let first = page("limit=2");
+    assert_eq!(first["items"].as_array().map(Vec::len), Some(2));
+    assert_eq!(first["metadata"]["remainingItemCount"], pods as u64 - 2);
+    let token = first["metadata"]["continue"].as_str().unwrap().to_string();
+    // Objects created after the first page do not show up in its later pages.
+    let (_, err, _) = s.kubectl(&["run", "aaa-late", "--image=nginx", "-n", "kube-system"], None);
+    let mut names: Vec<String> = Vec::new();
+    let mut next = Some(token.clone());
+    while let Some(t) = next {
+        let p = page(&format!("limit=2&continue={t}"));
+        assert_eq!(p["metadata"]["resourceVersion"], first["metadata"]["resourceVersion"], "{err}");
+        names
+            .extend(p["items"].as_array().unwrap().iter().map(|i| i["metadata"]["name"].as_str().unwrap().to_string()));
+        next = p["metadata"]["continue"].as_str().map(str::to_string);
+    }
+    assert_eq!(names.len(), pods - 2, "{names:?}");
+    assert!(!names.contains(&"aaa-late".to_string()));
+    // With a selector the rest cannot be counted; a broken token and a token with a resourceVersion are refused.
+    let selected = page("limit=1&labelSelector=tier%3Dcontrol-plane");
+    assert!(selected["metadata"]["continue"].is_string() && selected["metadata"].get("remainingItemCount").is_none());
+    let (_, err, _) = s.kubectl(&["get", "--raw", &format!("/api/v1/pods?continue={token}&resourceVersion=5")], None);
+    assert_eq!(err, "Error from server (BadRequest): specifying resource version is not allowed when using continue\n");
+    // Once etcd has been compacted past the token's revision (every 5 minutes), the token has expired.
+    assert_eq!(prompt.run("wait 11m"), "");
+    let (_, err, code) = s.kubectl(&["get", "--raw", &format!("/api/v1/pods?limit=2&continue={token}")], None);
+    assert_eq!(code, 1);
+    assert!(err.starts_with("Error from server (Expired): The provided continue parameter is too old"), "{err}");
+}
+
+#[test]
 fn a_user_without_rights_gets_the_real_403_and_a_stranger_the_real_401() {
     let s = Served::start(&["--user", "alice:dev"]);
     let (_, err, code) = s.kubectl(&["--context", "alice@kubernetes", "get", "pods"], None);
@@ -414,6 +461,9 @@ fn the_real_kubectl_prints_what_the_simulated_one_prints() {
         "get ds -A -o wide",
         "get pod nope",
         "get deploy nope -n kube-system",
+        "get pods -A --chunk-size=3",
+        "get pods -A -o name --chunk-size=0",
+        "get pods --chunk-size=abc",
     ];
     for line in lines {
         let args: Vec<&str> = line.split_whitespace().collect();

@@ -15,8 +15,8 @@ pub mod status;
 
 pub use kinds::{lookup, lookup_kind, lookup_resource, Kind, Object, ResourceInfo, RESOURCES};
 pub use request::{
-    ApiRequest, ApiResponse, Credentials, ExecEnd, ExecResult, FieldValidation, Params, PatchBody, Verb, WatchEvent,
-    WatchEventType,
+    ApiRequest, ApiResponse, Credentials, ExecEnd, ExecResult, FieldValidation, More, Params, PatchBody, Verb,
+    WatchEvent, WatchEventType,
 };
 pub use status::{Cause, Reason, Status};
 

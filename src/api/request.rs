@@ -88,6 +88,9 @@ pub struct Params {
     /// Delete: `Background`, `Foreground` or `Orphan`.
     pub propagation_policy: Option<String>,
     pub grace_period_seconds: Option<i64>,
+    /// Lists: a page of at most `limit` items, and `continue`, the token of the page before.
+    pub limit: Option<i64>,
+    pub continue_token: Option<String>,
     /// Logs and exec: the container (empty: the pod's only one).
     pub container: Option<String>,
     /// Logs: `tailLines`, `sinceSeconds`, `sinceTime` (RFC 3339), `limitBytes`, `previous`, `timestamps`,
@@ -270,6 +273,8 @@ pub enum ApiResponse {
     List {
         items: Vec<Arc<Object>>,
         resource_version: u64,
+        /// A page with more after it: the next page's token (`metadata.continue`).
+        more: Option<More>,
     },
     /// A watch was established; its events follow as separate messages carrying this id.
     WatchStarted {
@@ -285,6 +290,14 @@ pub enum ApiResponse {
     /// An exec stream that was set up and ran to its end.
     Exec(ExecResult),
     Error(Status),
+}
+
+/// What follows a page of a list: the token of the next page and, for a list without selectors, how many
+/// items are left (`metadata.remainingItemCount`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct More {
+    pub token: String,
+    pub remaining: Option<u64>,
 }
 
 /// What an exec stream carried: its output in the order it was written (`true` marks stderr) and how it

@@ -138,7 +138,11 @@ pub struct Status {
     /// One of the served groups (a `&'static str` keeps the status small: it is every request's error type).
     #[serde(skip)]
     pub group: &'static str,
-    pub causes: Vec<Cause>,
+    pub causes: Box<[Cause]>,
+    /// `metadata.continue`: an expired list token's replacement (continuing at the newest revision).
+    /// (Boxed, as the causes are: every request's error type stays small.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continue_token: Option<Box<String>>,
 }
 
 impl Status {
@@ -150,7 +154,8 @@ impl Status {
             kind: String::new(),
             name: String::new(),
             group: "",
-            causes: Vec::new(),
+            causes: Box::default(),
+            continue_token: None,
         }
     }
 
@@ -196,10 +201,14 @@ impl Status {
             }
         }
         let causes: Vec<String> = self.causes.iter().map(Cause::to_json).collect();
+        let metadata = match &self.continue_token {
+            None => "{}".to_string(),
+            Some(token) => format!("{{\"continue\":{}}}", serde_json::Value::from(token.as_str())),
+        };
         let mut fields: Vec<(&str, String)> = vec![
             ("kind", "\"Status\"".into()),
             ("apiVersion", "\"v1\"".into()),
-            ("metadata", "{}".into()),
+            ("metadata", metadata),
             ("status", "\"Failure\"".into()),
             ("message", serde_json::Value::from(self.message.as_str()).to_string()),
         ];
@@ -276,7 +285,7 @@ impl Status {
         s.kind = kind.to_string();
         s.name = name.to_string();
         s.group = served_group(group_kind.split_once('.').map_or("", |(_, g)| g));
-        s.causes = causes;
+        s.causes = causes.into_boxed_slice();
         s
     }
 
@@ -295,7 +304,7 @@ impl Status {
         s.kind = info.resource.to_string();
         s.group = info.group;
         s.name = name.to_string();
-        s.causes = vec![Cause::new("", message)];
+        s.causes = Box::new([Cause::new("", message)]);
         s
     }
 
@@ -332,6 +341,11 @@ impl Status {
             Reason::Expired,
             format!("too old resource version: {requested} ({})", oldest.saturating_sub(1)),
         )
+    }
+
+    /// 410 Expired with a message of its own (an expired `continue` token).
+    pub fn gone(message: impl Into<String>) -> Status {
+        Status::new(410, Reason::Expired, message)
     }
 
     pub fn internal(message: impl Into<String>) -> Status {

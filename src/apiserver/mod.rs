@@ -24,6 +24,7 @@ pub mod health;
 pub mod identity;
 pub mod json_patch;
 pub mod openapi;
+pub mod pager;
 pub mod printers;
 #[cfg(feature = "serve")]
 pub mod protobuf;
@@ -816,6 +817,20 @@ impl ApiServer {
         if let Err(status) = selectors(&req) {
             return self.respond(ctx, client, request_id, ApiResponse::Error(status));
         }
+        if let (Verb::List, Some(token)) = (req.verb, req.params.continue_token.as_deref()) {
+            // A later page: read etcd at the first page's revision (the newest for a renewed token).
+            let prefix = req.resource.prefix(req.namespace.as_deref());
+            let cursor = match pager::decode(token, &prefix) {
+                Ok(c) => c,
+                Err(status) => return self.respond(ctx, client, request_id, ApiResponse::Error(status)),
+            };
+            if !matches!(req.params.resource_version.as_deref(), None | Some("") | Some("0")) {
+                let status = Status::bad_request("specifying resource version is not allowed when using continue");
+                return self.respond(ctx, client, request_id, ApiResponse::Error(status));
+            }
+            let txn = Txn::range_at(&prefix, true, cursor.revision.unwrap_or(0));
+            return self.send_etcd(ctx, Pending::Read { client, request_id, req: Box::new(req) }, txn);
+        }
         if req.params.resource_version.as_deref() == Some("0") {
             let response = match req.verb {
                 Verb::Get => match self.cache.get(kind, req.namespace.as_deref(), req.name.as_deref().unwrap_or("")) {
@@ -827,7 +842,7 @@ impl ApiServer {
                 },
                 _ => {
                     let items = self.list_from_cache(&req);
-                    ApiResponse::List { items, resource_version: self.cache.revision() }
+                    ApiResponse::List { items, resource_version: self.cache.revision(), more: None }
                 }
             };
             return self.respond(ctx, client, request_id, response);
@@ -862,7 +877,8 @@ impl ApiServer {
 
     fn reply_list_from_cache(&mut self, ctx: &mut Ctx, client: ComponentId, request_id: u64, req: &ApiRequest) {
         let items = self.list_from_cache(req);
-        self.respond(ctx, client, request_id, ApiResponse::List { items, resource_version: self.cache.revision() });
+        let response = pager::page(req, items, self.cache.revision(), None, unselected(req));
+        self.respond(ctx, client, request_id, response);
     }
 
     /// Serves the consistent lists whose revision the cache has now reached.
@@ -1315,6 +1331,14 @@ impl ApiServer {
         };
         let response = match result {
             Ok(r) => r,
+            Err(crate::etcd::EtcdError::Compacted { .. }) if continues(&pending) => {
+                let Pending::Read { client, request_id, req } = pending else { return };
+                let prefix = req.resource.prefix(req.namespace.as_deref());
+                let Some(Ok(cursor)) = req.params.continue_token.as_deref().map(|t| pager::decode(t, &prefix)) else {
+                    return;
+                };
+                return self.respond(ctx, client, request_id, ApiResponse::Error(pager::expired(&prefix, &cursor)));
+            }
             Err(e) => return self.fail_pending(ctx, pending, Status::storage(e.to_string())),
         };
         match pending {
@@ -1347,7 +1371,14 @@ impl ApiServer {
                             .into_iter()
                             .filter(|o| labels.matches(o.meta().labels.as_ref()) && fields.matches(o))
                             .collect();
-                        ApiResponse::List { items, resource_version: response.revision }
+                        let prefix = req.resource.prefix(req.namespace.as_deref());
+                        match req.params.continue_token.as_deref().map(|t| pager::decode(t, &prefix)) {
+                            Some(Ok(cursor)) => {
+                                let revision = cursor.revision.unwrap_or(response.revision);
+                                pager::page(&req, items, revision, Some(&cursor.start_key), unselected(&req))
+                            }
+                            _ => pager::page(&req, items, response.revision, None, unselected(&req)),
+                        }
                     }
                 };
                 self.respond(ctx, client, request_id, answer);
@@ -1488,12 +1519,23 @@ fn shown(events_v1: bool, obj: Option<Arc<Object>>) -> Option<Arc<Object>> {
     }
 }
 
+/// Whether a list names no label or field selector (its remaining items can be counted).
+fn unselected(req: &ApiRequest) -> bool {
+    req.params.label_selector.is_none() && req.params.field_selector.is_none()
+}
+
+/// Whether an etcd read is a later page of a list.
+fn continues(pending: &Pending) -> bool {
+    matches!(pending, Pending::Read { req, .. } if req.params.continue_token.is_some())
+}
+
 fn events_v1_response(response: ApiResponse) -> ApiResponse {
     match response {
         ApiResponse::Object(o) => ApiResponse::Object(Arc::new(crate::api::events::as_v1(&o))),
-        ApiResponse::List { items, resource_version } => ApiResponse::List {
+        ApiResponse::List { items, resource_version, more } => ApiResponse::List {
             items: items.iter().map(|o| Arc::new(crate::api::events::as_v1(o))).collect(),
             resource_version,
+            more,
         },
         // Messages name the resource the client asked for (`events.events.k8s.io "x" not found`).
         ApiResponse::Error(mut status) => {

@@ -102,7 +102,7 @@ pub fn create_txn(key: &str, value: Arc<Object>) -> Txn {
     Txn {
         compare: vec![Compare { key: key.to_string(), target: CompareTarget::CreateRevision, value: 0 }],
         success: vec![Op::Put { key: key.to_string(), value }],
-        failure: vec![Op::Range { key: key.to_string(), prefix: false }],
+        failure: vec![Op::Range { key: key.to_string(), prefix: false, revision: 0 }],
     }
 }
 
@@ -111,7 +111,7 @@ pub fn guarded_txn(key: &str, mod_revision: u64, op: Op) -> Txn {
     Txn {
         compare: vec![Compare { key: key.to_string(), target: CompareTarget::ModRevision, value: mod_revision }],
         success: vec![op],
-        failure: vec![Op::Range { key: key.to_string(), prefix: false }],
+        failure: vec![Op::Range { key: key.to_string(), prefix: false, revision: 0 }],
     }
 }
 

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::printers;
 use crate::api::{
-    ApiRequest, ApiResponse, Credentials, ExecEnd, ExecResult, FieldValidation, Object, PatchBody, ResourceInfo,
+    ApiRequest, ApiResponse, Credentials, ExecEnd, ExecResult, FieldValidation, More, Object, PatchBody, ResourceInfo,
     Status, Verb, WatchEvent, WatchEventType, RESOURCES,
 };
 use crate::sim::SimTime;
@@ -151,6 +151,8 @@ pub fn route(req: &HttpRequest) -> Result<Routed, HttpAnswer> {
     p.field_validation = FieldValidation::from_param(param("fieldValidation").as_deref());
     p.propagation_policy = param("propagationPolicy");
     p.grace_period_seconds = int(&param("gracePeriodSeconds"), "gracePeriodSeconds")?;
+    p.limit = int(&param("limit"), "limit")?;
+    p.continue_token = param("continue").filter(|s| !s.is_empty());
     p.container = param("container");
     p.tail_lines = int(&param("tailLines"), "tailLines")?;
     p.since_seconds = int(&param("sinceSeconds"), "sinceSeconds")?;
@@ -279,16 +281,30 @@ pub fn object_json(object: &Object, with_type: bool) -> String {
     format!("{{{}}}", parts.join(","))
 }
 
-/// A list as the apiserver writes it: `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":…},
-/// "items":[…]}`.
-pub fn list_json(info: &ResourceInfo, items: &[Arc<Object>], revision: u64) -> String {
+/// A list as the apiserver writes it: `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":…,
+/// "continue":…,"remainingItemCount":…},"items":[…]}`.
+pub fn list_json(info: &ResourceInfo, items: &[Arc<Object>], revision: u64, more: Option<&More>) -> String {
     let items: Vec<String> = items.iter().map(|o| object_json(o, false)).collect();
     format!(
-        "{{\"kind\":\"{}List\",\"apiVersion\":{:?},\"metadata\":{{\"resourceVersion\":\"{revision}\"}},\"items\":[{}]}}",
+        "{{\"kind\":\"{}List\",\"apiVersion\":{:?},\"metadata\":{},\"items\":[{}]}}",
         info.kind.name(),
         info.api_version(),
+        list_meta(revision, more),
         items.join(",")
     )
+}
+
+/// `metav1.ListMeta` as JSON, fields in the Go struct's order.
+pub fn list_meta(revision: u64, more: Option<&More>) -> String {
+    let mut meta = format!("{{\"resourceVersion\":\"{revision}\"");
+    if let Some(more) = more {
+        meta.push_str(&format!(",\"continue\":{}", Value::from(more.token.as_str())));
+        if let Some(n) = more.remaining {
+            meta.push_str(&format!(",\"remainingItemCount\":{n}"));
+        }
+    }
+    meta.push('}');
+    meta
 }
 
 /// Whether a success answers `201 Created`: every create, of an object or through a subresource (binding,
@@ -312,8 +328,10 @@ pub fn is_connect(subresource: Option<&str>) -> bool {
 pub fn answer(info: Option<&ResourceInfo>, response: &ApiResponse) -> HttpAnswer {
     match response {
         ApiResponse::Object(o) => HttpAnswer::json(200, format!("{}\n", object_json(o, true))),
-        ApiResponse::List { items, resource_version } => match info {
-            Some(info) => HttpAnswer::json(200, format!("{}\n", list_json(info, items, *resource_version))),
+        ApiResponse::List { items, resource_version, more } => match info {
+            Some(info) => {
+                HttpAnswer::json(200, format!("{}\n", list_json(info, items, *resource_version, more.as_ref())))
+            }
             None => HttpAnswer::json(200, "{}\n".into()),
         },
         ApiResponse::Error(s) => HttpAnswer::status(s),
@@ -366,7 +384,7 @@ pub fn wants_table(accept: Option<&str>) -> bool {
 pub fn table_json(
     info: &ResourceInfo,
     objects: &[Arc<Object>],
-    revision: Option<u64>,
+    revision: Option<(u64, Option<&More>)>,
     now: SimTime,
     include: IncludeObject,
     headers: bool,
@@ -407,7 +425,7 @@ pub fn table_json(
         })
         .collect();
     let metadata = match revision {
-        Some(rv) => format!("{{\"resourceVersion\":\"{rv}\"}}"),
+        Some((rv, more)) => list_meta(rv, more),
         None => "{}".into(),
     };
     let definitions =
@@ -425,8 +443,9 @@ pub fn table_answer(info: &ResourceInfo, response: &ApiResponse, now: SimTime, i
         ApiResponse::Object(o) if o.info().kind == info.kind => {
             HttpAnswer::json(200, format!("{}\n", table_json(info, std::slice::from_ref(o), None, now, include, true)))
         }
-        ApiResponse::List { items, resource_version } => {
-            HttpAnswer::json(200, format!("{}\n", table_json(info, items, Some(*resource_version), now, include, true)))
+        ApiResponse::List { items, resource_version, more } => {
+            let revision = Some((*resource_version, more.as_ref()));
+            HttpAnswer::json(200, format!("{}\n", table_json(info, items, revision, now, include, true)))
         }
         other => answer(Some(info), other),
     }

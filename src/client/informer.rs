@@ -178,7 +178,7 @@ impl Informer {
     /// The answer to this informer's list or watch request. `next_id` names the next request if one is needed.
     pub fn on_response(&mut self, response: ApiResponse, next_id: u64) -> Output {
         match (self.state, response) {
-            (State::Listing { .. }, ApiResponse::List { items, resource_version }) => {
+            (State::Listing { .. }, ApiResponse::List { items, resource_version, .. }) => {
                 self.store = items.into_iter().map(|o| (o.ns_name(), o)).collect();
                 self.resource_version = resource_version;
                 self.synced = true;
@@ -254,7 +254,7 @@ mod tests {
         let out = i.relist(1);
         assert_eq!(out.send[0].1.verb, Verb::List);
         assert_eq!(out.send[0].1.params.resource_version.as_deref(), Some("0"));
-        let out = i.on_response(ApiResponse::List { items: vec![cm("a", 5)], resource_version: 9 }, 2);
+        let out = i.on_response(ApiResponse::List { items: vec![cm("a", 5)], resource_version: 9, more: None }, 2);
         assert!(i.has_synced());
         assert_eq!(out.changes, vec![Change::Resynced]);
         let (id, watch) = &out.send[0];
@@ -267,7 +267,7 @@ mod tests {
     fn watch_events_update_the_store_and_report_changes() {
         let mut i = Informer::new(Kind::ConfigMap, Credentials::Anonymous);
         i.relist(1);
-        i.on_response(ApiResponse::List { items: vec![cm("a", 5)], resource_version: 9 }, 2);
+        i.on_response(ApiResponse::List { items: vec![cm("a", 5)], resource_version: 9, more: None }, 2);
         i.on_response(ApiResponse::WatchStarted { watch_id: 1 }, 3);
         let out = i.on_event(event(WatchEventType::Added, Some(cm("b", 10)), 10));
         assert!(matches!(&out.changes[0], Change::Added(o) if o.name() == "b"));
@@ -290,7 +290,7 @@ mod tests {
         let mut i = Informer::new(Kind::ConfigMap, Credentials::Anonymous);
         i.relist(1);
         let items = vec![in_ns("a", "x"), in_ns("a-b", "y"), in_ns("ab", "z"), in_ns("a", "w"), in_ns("b", "v")];
-        i.on_response(ApiResponse::List { items, resource_version: 9 }, 2);
+        i.on_response(ApiResponse::List { items, resource_version: 9, more: None }, 2);
         let names = |ns: &str| i.objects_in(ns).map(|o| o.name().to_string()).collect::<Vec<_>>();
         assert_eq!(names("a"), ["w", "x"]);
         assert_eq!(names("a-b"), ["y"]);
@@ -302,7 +302,7 @@ mod tests {
     fn a_410_gone_makes_the_informer_relist_after_a_backoff() {
         let mut i = Informer::new(Kind::ConfigMap, Credentials::Anonymous);
         i.relist(1);
-        i.on_response(ApiResponse::List { items: vec![], resource_version: 3 }, 2);
+        i.on_response(ApiResponse::List { items: vec![], resource_version: 3, more: None }, 2);
         i.on_response(ApiResponse::WatchStarted { watch_id: 1 }, 3);
         let gone = WatchEvent {
             kind: WatchEventType::Error,
@@ -315,7 +315,7 @@ mod tests {
         assert_eq!(i.state(), State::Idle);
         let out = i.relist(4);
         assert_eq!(out.send[0].1.verb, Verb::List);
-        i.on_response(ApiResponse::List { items: vec![cm("z", 60)], resource_version: 60 }, 5);
+        i.on_response(ApiResponse::List { items: vec![cm("z", 60)], resource_version: 60, more: None }, 5);
         assert_eq!(i.lists(), 2);
         assert!(i.get("default/z").is_some());
     }

@@ -537,6 +537,11 @@ impl EtcdMember {
         if entry.txn.is_read_only() && mine.is_none() {
             return;
         }
+        if let (Some(p), Err(e)) = (&mine, self.store.check_reads(&entry.txn)) {
+            let msg = EtcdMessage::TxnResult { request_id: p.request_id, result: Err(e) };
+            ctx.send(p.client, Payload::Etcd(msg));
+            return;
+        }
         let before = self.store.revision();
         let response = self.store.apply(&entry.txn);
         if self.store.revision() != before {

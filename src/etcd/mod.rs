@@ -53,10 +53,11 @@ pub enum Op {
     Delete {
         key: String,
     },
-    /// A key, or every key under a prefix when `prefix` is set.
+    /// A key, or every key under a prefix when `prefix` is set, as of `revision` (0: the current one).
     Range {
         key: String,
         prefix: bool,
+        revision: u64,
     },
 }
 
@@ -71,7 +72,12 @@ pub struct Txn {
 impl Txn {
     /// A single read (what `Range` requests and consistent reads use).
     pub fn range(key: &str, prefix: bool) -> Txn {
-        Txn { success: vec![Op::Range { key: key.to_string(), prefix }], ..Txn::default() }
+        Txn::range_at(key, prefix, 0)
+    }
+
+    /// A read as of an older revision (a paged list's later pages read the first page's revision).
+    pub fn range_at(key: &str, prefix: bool, revision: u64) -> Txn {
+        Txn { success: vec![Op::Range { key: key.to_string(), prefix, revision }], ..Txn::default() }
     }
 
     pub fn is_read_only(&self) -> bool {

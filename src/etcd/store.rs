@@ -131,6 +131,19 @@ impl Store {
         TxnResponse { succeeded, revision: self.revision, results }
     }
 
+    /// Whether every read of `txn` can be served: one at a compacted or future revision fails the whole
+    /// transaction, as etcd fails it.
+    pub fn check_reads(&self, txn: &Txn) -> Result<(), EtcdError> {
+        for op in txn.success.iter().chain(&txn.failure) {
+            if let Op::Range { key, prefix, revision } = op {
+                if *revision != 0 {
+                    self.range_at(key, *prefix, *revision)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn holds(&self, compare: &Compare) -> bool {
         let kv = self.keys.get(&compare.key);
         let actual = match compare.target {
@@ -152,7 +165,9 @@ impl Store {
                 *changed |= !deleted.is_empty();
                 OpResult::Delete { deleted }
             }
-            Op::Range { key, prefix } => OpResult::Range { kvs: self.range(key, *prefix) },
+            Op::Range { key, prefix, revision } => {
+                OpResult::Range { kvs: self.range_at(key, *prefix, *revision).unwrap_or_default() }
+            }
         }
     }
 
@@ -408,7 +423,7 @@ mod tests {
         let guarded = Txn {
             compare: vec![Compare { key: "/a".into(), target: CompareTarget::ModRevision, value: 99 }],
             success: vec![put("/a")],
-            failure: vec![Op::Range { key: "/a".into(), prefix: false }],
+            failure: vec![Op::Range { key: "/a".into(), prefix: false, revision: 0 }],
         };
         let r = store.apply(&guarded);
         assert!(!r.succeeded);

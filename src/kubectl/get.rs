@@ -92,15 +92,27 @@ pub async fn get(ctx: &Context) -> Result<(), Failure> {
     // The types whose lists came back: each is one Table to kubectl, empty or not.
     let mut listed: Vec<&'static ResourceInfo> = Vec::new();
     let mut errors = Vec::new();
+    let chunk = chunk_size(ctx)?;
     for (info, names) in &targets {
         let namespace = if all || !info.namespaced { None } else { Some(ns.as_str()) };
         if names.is_empty() {
-            let mut req = ctx.request(Verb::List, info).namespace(namespace);
-            req.params.label_selector = ctx.args.get(&["l", "selector"]).map(str::to_string);
-            req.params.field_selector = ctx.args.get(&["field-selector"]).map(str::to_string);
-            if let ApiResponse::List { items, .. } = ctx.call(req).await? {
-                listed.push(*info);
+            // In pages of `--chunk-size` (500), each after the first naming the token of the one before.
+            let mut token = None;
+            loop {
+                let mut req = ctx.request(Verb::List, info).namespace(namespace);
+                req.params.label_selector = ctx.args.get(&["l", "selector"]).map(str::to_string);
+                req.params.field_selector = ctx.args.get(&["field-selector"]).map(str::to_string);
+                req.params.limit = chunk;
+                req.params.continue_token = token.take();
+                let ApiResponse::List { items, more, .. } = ctx.call(req).await? else { break };
+                if !listed.contains(info) {
+                    listed.push(*info);
+                }
                 found.extend(items.into_iter().map(|o| (*info, o)));
+                match more {
+                    Some(more) => token = Some(more.token),
+                    None => break,
+                }
             }
         } else {
             for name in names {
@@ -190,4 +202,15 @@ fn sort_by<T>(objects: Vec<(T, Arc<Object>)>, field: &str) -> Result<Vec<(T, Arc
         _ => a.cmp(b),
     });
     Ok(keyed.into_iter().map(|(_, o)| o).collect())
+}
+
+/// `--chunk-size`: the page size lists are read in (500; 0 reads each list whole).
+fn chunk_size(ctx: &Context) -> Result<Option<i64>, Failure> {
+    let Some(value) = ctx.args.get(&["chunk-size"]) else { return Ok(Some(500)) };
+    let size: i64 = value.parse().map_err(|_| {
+        Failure(format!(
+            "Error: invalid argument {value:?} for \"--chunk-size\" flag: strconv.ParseInt: parsing {value:?}: invalid syntax\nSee 'kubectl get --help' for usage."
+        ))
+    })?;
+    Ok((size > 0).then_some(size))
 }

@@ -128,7 +128,7 @@ pub async fn watch(ctx: &Context) -> Result<(), Failure> {
         let mut list = ctx.request(Verb::List, info).namespace(namespace);
         list.params.label_selector = req.params.label_selector.clone();
         list.params.field_selector = req.params.field_selector.clone();
-        if let ApiResponse::List { items, resource_version } = ctx.call(list).await? {
+        if let ApiResponse::List { items, resource_version, .. } = ctx.call(list).await? {
             if !watch_only {
                 printer.print(ctx, info, &items)?;
             }
