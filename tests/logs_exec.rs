@@ -88,8 +88,9 @@ fn a_script_prints_its_echoes_when_its_sleeps_have_passed_and_tail_and_timestamp
     assert_eq!(kubectl(&mut c, "logs talker --limit-bytes=6").0, "one\ntw");
     assert_eq!(kubectl(&mut c, "logs talker --since=1h").0, "one\ntwo\nthree\n");
     assert_eq!(kubectl(&mut c, "logs talker --since=1ms").0, "");
-    // -f is accepted and prints what exists.
-    assert_eq!(kubectl(&mut c, "logs -f talker"), ("one\ntwo\nthree\n".to_string(), Some(0)));
+    // -f prints what exists, then keeps following the running container (here until the time limit).
+    let r = c.kubectl("logs -f talker", None, 5_000);
+    assert_eq!((r.output.as_str(), r.exit), ("one\ntwo\nthree\n", None));
 }
 
 #[test]
@@ -430,4 +431,47 @@ fn top_needs_the_metrics_api_which_a_kubeadm_cluster_does_not_serve() {
     );
     let (help, code) = kubectl(&mut c, "top");
     assert!(help.starts_with("Display resource (CPU/memory) usage.\n") && code == Some(1), "{help}");
+}
+
+#[test]
+fn logs_follow_a_running_container_until_it_exits() {
+    let manifest = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: steps\nspec:\n  nodeName: node01\n  restartPolicy: Never\n  containers:\n  - name: steps\n    image: busybox\n    command: [sh, -c, 'echo a; sleep 3; echo b; sleep 3; echo c']\n";
+    let mut c = running(manifest, 0);
+    let mut first = kubectl(&mut c, "logs steps");
+    for _ in 0..120 {
+        if first.1 == Some(0) && !first.0.is_empty() {
+            break;
+        }
+        c.advance_ms(250);
+        first = kubectl(&mut c, "logs steps");
+    }
+    assert_eq!(first, ("a\n".to_string(), Some(0)), "only the first line so far");
+    // -f keeps the stream open: the kubelet passes on each line as it is written, and kubectl ends when the
+    // container does.
+    let r = c.kubectl("logs -f steps", None, 60_000);
+    assert_eq!((r.output.as_str(), r.exit), ("a\nb\nc\n", Some(0)));
+    let flow = arrows(&c, r.chain);
+    assert!(flow.iter().any(|a| a.ends_with("200 OK (following)")), "{flow:#?}");
+    assert!(flow.iter().any(|a| a.starts_with("node01/kubelet") && a.ends_with("log +1 lines")), "{flow:#?}");
+    assert!(flow.iter().any(|a| a.ends_with("log end")), "{flow:#?}");
+}
+
+#[test]
+fn a_followed_log_closed_by_its_client_is_closed_at_the_kubelet() {
+    let manifest = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: ticker\nspec:\n  nodeName: node01\n  containers:\n  - name: ticker\n    image: busybox\n    command: [sh, -c, 'while true; do echo tick; sleep 2; done']\n";
+    let mut c = running(manifest, 5_000);
+    let before = kubectl(&mut c, "logs ticker").0.lines().count();
+    // Still following at its time limit: the process ends there, as Ctrl-C ends it.
+    let r = c.kubectl("logs -f ticker", None, 9_000);
+    assert_eq!(r.exit, None, "{}", r.output);
+    let followed = r.output.lines().count();
+    assert!(r.output.lines().all(|l| l == "tick") && followed >= before + 4, "{before} then {}", r.output);
+    // The stream's messages are steps of the command; once kubectl has gone, the kubelet sends no more.
+    let passed_on = |c: &Cluster| {
+        arrows(c, r.chain).iter().filter(|a| a.starts_with("node01/kubelet") && a.contains("log +")).count()
+    };
+    let sent = passed_on(&c);
+    assert!(sent >= 3, "{:#?}", arrows(&c, r.chain));
+    c.advance_ms(10_000);
+    assert_eq!(passed_on(&c), sent, "{:#?}", arrows(&c, r.chain));
 }

@@ -419,6 +419,29 @@ fn the_real_kubectl_reads_lists_in_pages_from_one_revision() {
 }
 
 #[test]
+fn the_real_kubectl_follows_a_log_as_it_is_written() {
+    let s = Served::start(&["--speed", "5"]);
+    let pod = "apiVersion: v1
+kind: Pod
+metadata:
+  name: steps
+spec:
+  restartPolicy: Never
+  containers:
+  - name: steps
+    image: busybox
+    command: [sh, -c, 'echo a; sleep 10; echo b; sleep 10; echo c']
+";
+    let (_, err, code) = s.kubectl(&["apply", "-f", "-"], Some(pod));
+    assert_eq!(code, 0, "{err}");
+    let so_far = s.kubectl_until(&["logs", "steps"], |o| !o.is_empty());
+    assert_eq!(so_far, "a\n", "the container has written only its first line");
+    // The rest arrives on the open stream; kubectl ends when the container exits.
+    let (out, err, code) = s.kubectl(&["logs", "-f", "steps"], None);
+    assert_eq!((out.as_str(), code), ("a\nb\nc\n", 0), "{err}");
+}
+
+#[test]
 fn a_user_without_rights_gets_the_real_403_and_a_stranger_the_real_401() {
     let s = Served::start(&["--user", "alice:dev"]);
     let (_, err, code) = s.kubectl(&["--context", "alice@kubernetes", "get", "pods"], None);

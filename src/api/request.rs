@@ -282,6 +282,12 @@ pub enum ApiResponse {
     },
     /// Plain text (logs).
     Text(String),
+    /// A followed log (`follow=true` on a running container): its text so far; what it writes next comes as
+    /// `LogChunk` messages carrying this id, until the container exits or the client hangs up.
+    LogStream {
+        stream_id: u64,
+        text: String,
+    },
     /// A non-resource path's answer as the server wrote it: status code and body (text or JSON bytes).
     Raw {
         code: u16,

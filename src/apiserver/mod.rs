@@ -181,6 +181,8 @@ pub struct ApiServer {
     kubelet_addresses: BTreeMap<String, ComponentId>,
     /// Requests proxied to kubelets, by the id of the request to the kubelet.
     proxied: BTreeMap<u64, proxy::Proxied>,
+    /// Followed logs, by the kubelet request they came from.
+    log_streams: BTreeMap<u64, proxy::LogStream>,
     next_kubelet_id: u64,
     /// The backend of the `v1beta1.metrics.k8s.io` APIService, when metrics-server is installed.
     metrics_server: Option<ComponentId>,
@@ -226,6 +228,7 @@ impl ApiServer {
             service_cidr_base: [10, 96, 0, 0],
             kubelet_addresses: BTreeMap::new(),
             proxied: BTreeMap::new(),
+            log_streams: BTreeMap::new(),
             next_kubelet_id: 1,
             metrics_server: None,
             aggregated: BTreeMap::new(),
@@ -292,7 +295,7 @@ impl ApiServer {
                 (if past_authz == Some(Verb::Create) { 201 } else { 200 }, Some(o.resource_version()))
             }
             ApiResponse::List { resource_version, .. } => (200, Some(*resource_version)),
-            ApiResponse::WatchStarted { .. } | ApiResponse::Text(_) => (200, None),
+            ApiResponse::WatchStarted { .. } | ApiResponse::Text(_) | ApiResponse::LogStream { .. } => (200, None),
             ApiResponse::Exec(_) => (101, None),
             ApiResponse::Raw { code, .. } => (*code, None),
         };
@@ -480,6 +483,9 @@ impl ApiServer {
             Payload::ConnectionRefused { request_id } => self.retry_elsewhere(ctx, from, request_id),
             Payload::ApiResponse { request_id, response, .. } => self.aggregated_answer(ctx, request_id, *response),
             Payload::Kubelet(m) => self.on_kubelet(ctx, *m),
+            Payload::WatchClosed { watch_id } if self.is_log_stream(from, watch_id) => {
+                self.close_log_stream(ctx, watch_id)
+            }
             Payload::WatchClosed { watch_id } if self.cache.watcher(watch_id).is_some_and(|w| w.client == from) => {
                 self.cache.remove_watcher(watch_id);
             }

@@ -26,6 +26,14 @@ pub(super) struct Proxied {
     exec: bool,
 }
 
+/// A followed log being passed on: to whom, under which id, from which kubelet.
+#[derive(Debug, Clone)]
+pub(super) struct LogStream {
+    client: ComponentId,
+    stream_id: u64,
+    kubelet: ComponentId,
+}
+
 /// Whether the apiserver answers `req` by proxying it to a kubelet.
 pub(super) fn is_proxied(req: &ApiRequest) -> bool {
     req.resource.kind == Kind::Pod
@@ -145,6 +153,23 @@ impl ApiServer {
     /// A kubelet answered (or did not listen).
     pub(super) fn on_kubelet(&mut self, ctx: &mut Ctx, m: KubeletMessage) {
         match m {
+            KubeletMessage::Reply { id, reply: KubeletReply::LogStream(text) } => {
+                let Some(p) = self.proxied.remove(&id) else { return };
+                let stream_id = self.next_watch_id;
+                self.next_watch_id += 1;
+                self.log_streams.insert(id, LogStream { client: p.client, stream_id, kubelet: p.kubelet });
+                let response = ApiResponse::LogStream { stream_id, text };
+                let stage = [(Stage::Kubelet, true, "200 (following)".to_string())];
+                self.proxy_answer(ctx, p.client, p.request_id, response, &stage);
+            }
+            KubeletMessage::Stream { id, data } => {
+                let Some(stream) = self.log_streams.get(&id) else { return };
+                let (client, watch_id) = (stream.client, stream.stream_id);
+                if data.is_none() {
+                    self.log_streams.remove(&id);
+                }
+                ctx.send(client, Payload::LogChunk { watch_id, data });
+            }
             KubeletMessage::Reply { id, reply } => {
                 let Some(p) = self.proxied.remove(&id) else { return };
                 let (response, passed, detail) = translate(&p, reply);
@@ -156,12 +181,32 @@ impl ApiServer {
                 let reason = format!("dial tcp {}: connect: connection refused", host_of(&p.url));
                 self.proxy_dial_failed(ctx, p.client, p.request_id, &p.url, p.exec, &reason);
             }
-            KubeletMessage::Request { .. } => {}
+            KubeletMessage::Request { .. } | KubeletMessage::Cancel { .. } => {}
         }
+    }
+
+    /// Whether `watch_id` is a followed log of `client`'s.
+    pub(super) fn is_log_stream(&self, client: ComponentId, watch_id: u64) -> bool {
+        self.log_streams.values().any(|s| s.client == client && s.stream_id == watch_id)
+    }
+
+    /// The client hung up on a followed log: the kubelet's stream is closed too.
+    pub(super) fn close_log_stream(&mut self, ctx: &mut Ctx, watch_id: u64) {
+        let Some((&id, stream)) = self.log_streams.iter().find(|(_, s)| s.stream_id == watch_id) else { return };
+        let kubelet = stream.kubelet;
+        self.log_streams.remove(&id);
+        ctx.send(kubelet, Payload::Kubelet(Box::new(KubeletMessage::Cancel { id })));
     }
 
     /// A kubelet went away with requests in flight.
     pub(super) fn kubelet_gone(&mut self, ctx: &mut Ctx, peer: ComponentId) {
+        // A followed log ends with its kubelet (the stream's connection is gone).
+        let ended: Vec<u64> = self.log_streams.iter().filter(|(_, s)| s.kubelet == peer).map(|(id, _)| *id).collect();
+        for id in ended {
+            if let Some(s) = self.log_streams.remove(&id) {
+                ctx.send(s.client, Payload::LogChunk { watch_id: s.stream_id, data: None });
+            }
+        }
         let lost: Vec<u64> = self.proxied.iter().filter(|(_, p)| p.kubelet == peer).map(|(id, _)| *id).collect();
         for id in lost {
             if let Some(p) = self.proxied.remove(&id) {
@@ -217,7 +262,7 @@ impl ApiServer {
 /// checker (400 → BadRequest with the body, 404 → NotFound, others → InternalError); exec streams as they ran.
 fn translate(p: &Proxied, reply: KubeletReply) -> (ApiResponse, bool, String) {
     match reply {
-        KubeletReply::Logs(text) => (ApiResponse::Text(text), true, "200".into()),
+        KubeletReply::Logs(text) | KubeletReply::LogStream(text) => (ApiResponse::Text(text), true, "200".into()),
         KubeletReply::Metrics(_) => {
             (ApiResponse::Error(Status::internal("unexpected metrics answer")), false, "200".into())
         }

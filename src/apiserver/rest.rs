@@ -335,7 +335,7 @@ pub fn answer(info: Option<&ResourceInfo>, response: &ApiResponse) -> HttpAnswer
             None => HttpAnswer::json(200, "{}\n".into()),
         },
         ApiResponse::Error(s) => HttpAnswer::status(s),
-        ApiResponse::Text(t) => HttpAnswer::text(200, t.clone()),
+        ApiResponse::Text(t) | ApiResponse::LogStream { text: t, .. } => HttpAnswer::text(200, t.clone()),
         ApiResponse::Raw { code, body } => {
             // Health checks answer text; `/version` and discovery documents are JSON.
             let json = body.starts_with('{') && *code < 300;

@@ -60,6 +60,8 @@ struct Shared {
     responses: BTreeMap<u64, Result<ApiResponse, ClientError>>,
     in_flight: BTreeSet<u64>,
     watch_events: BTreeMap<u64, VecDeque<WatchEvent>>,
+    /// What arrived on each followed log.
+    log_chunks: BTreeMap<u64, VecDeque<String>>,
     closed_watches: BTreeSet<u64>,
     timer_requests: Vec<(u64, u64)>,
     /// Requests straight to an etcd member (etcdctl on the control-plane node): id, member, message.
@@ -186,6 +188,11 @@ impl Api {
         NextEvent { shared: self.shared.clone(), watch_id }.await
     }
 
+    /// The next text of a followed log; None once the stream has ended.
+    pub async fn next_chunk(&self, stream_id: u64) -> Option<String> {
+        NextChunk { shared: self.shared.clone(), stream_id }.await
+    }
+
     /// Waits `ms` of simulated time.
     pub async fn sleep(&self, ms: u64) {
         let token = self.next_id();
@@ -265,6 +272,25 @@ impl Future for NextEvent {
             return Poll::Ready(Some(e));
         }
         if s.closed_watches.contains(&self.watch_id) {
+            return Poll::Ready(None);
+        }
+        Poll::Pending
+    }
+}
+
+struct NextChunk {
+    shared: Rc<RefCell<Shared>>,
+    stream_id: u64,
+}
+
+impl Future for NextChunk {
+    type Output = Option<String>;
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut s = self.shared.borrow_mut();
+        if let Some(text) = s.log_chunks.get_mut(&self.stream_id).and_then(VecDeque::pop_front) {
+            return Poll::Ready(Some(text));
+        }
+        if s.closed_watches.contains(&self.stream_id) {
             return Poll::Ready(None);
         }
         Poll::Pending
@@ -415,7 +441,9 @@ impl ProcessHost {
             }
             Payload::ApiResponse { request_id, response, warnings } => {
                 let Some((pid, _, _)) = self.request_owner.remove(&request_id) else { return };
-                if let ApiResponse::WatchStarted { watch_id } = response.as_ref() {
+                if let ApiResponse::WatchStarted { watch_id } | ApiResponse::LogStream { stream_id: watch_id, .. } =
+                    response.as_ref()
+                {
                     self.watch_owner.insert(*watch_id, pid);
                 }
                 self.deliver(ctx, pid, |s| {
@@ -432,6 +460,18 @@ impl ProcessHost {
                         }
                     }
                     s.responses.insert(request_id, Ok(*response));
+                });
+            }
+            Payload::LogChunk { watch_id, data } => {
+                let Some(&pid) = self.watch_owner.get(&watch_id) else { return };
+                if data.is_none() {
+                    self.watch_owner.remove(&watch_id);
+                }
+                self.deliver(ctx, pid, |s| match data {
+                    Some(text) => s.log_chunks.entry(watch_id).or_default().push_back(text),
+                    None => {
+                        s.closed_watches.insert(watch_id);
+                    }
                 });
             }
             Payload::WatchEvent { watch_id, event } => {

@@ -21,6 +21,8 @@ pub enum RemoteEvent {
     Answer { result: Result<ApiResponse, ClientError>, warnings: Vec<String> },
     /// One event of the watch the answer started.
     Event(WatchEvent),
+    /// More text of the log the answer started following.
+    Chunk(String),
     /// The watch ended from the server's side (the apiserver went away).
     Ended,
 }
@@ -56,14 +58,21 @@ impl Cluster {
         let (pid, _) = self.spawn_on(host, credentials, move |api| {
             Box::pin(async move {
                 let (result, warnings) = api.call_raw_warned(request).await;
-                let watch = match &result {
-                    Ok(ApiResponse::WatchStarted { watch_id }) => Some(*watch_id),
-                    _ => None,
+                let (watch, stream) = match &result {
+                    Ok(ApiResponse::WatchStarted { watch_id }) => (Some(*watch_id), None),
+                    Ok(ApiResponse::LogStream { stream_id, .. }) => (None, Some(*stream_id)),
+                    _ => (None, None),
                 };
                 out.borrow_mut().push_back(RemoteEvent::Answer { result, warnings });
                 if let Some(watch_id) = watch {
                     while let Some(event) = api.next_event(watch_id).await {
                         out.borrow_mut().push_back(RemoteEvent::Event(event));
+                    }
+                    out.borrow_mut().push_back(RemoteEvent::Ended);
+                }
+                if let Some(stream_id) = stream {
+                    while let Some(text) = api.next_chunk(stream_id).await {
+                        out.borrow_mut().push_back(RemoteEvent::Chunk(text));
                     }
                     out.borrow_mut().push_back(RemoteEvent::Ended);
                 }

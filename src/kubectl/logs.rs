@@ -2,8 +2,9 @@
 //! [--timestamps] [--prefix] [-f]`: reads the pod (or the workload, then its pods), picks the container as
 //! kubectl does (`-c`, the `kubectl.kubernetes.io/default-container` annotation, else the first, with a
 //! `Defaulted container …` note when there is a choice), then GETs `pods/<name>/log`, which the apiserver
-//! proxies to the pod's kubelet. `-f` is accepted and prints what the container has written so far (a
-//! finished command cannot keep a stream open).
+//! proxies to the pod's kubelet. With `-f` a running container's log stays open: what it writes next is
+//! printed as the kubelet passes it on, until the container exits (or Ctrl-C); the streams of several
+//! containers are followed one after another.
 
 use std::sync::Arc;
 
@@ -49,13 +50,21 @@ pub async fn logs(ctx: &Context) -> Result<(), Failure> {
     let mut errors = Vec::new();
     for pod in &pods {
         for c in containers(ctx, pod, container.as_deref(), all)? {
+            let name = pod.metadata.name.as_deref().unwrap_or("");
+            let label = prefix.then(|| format!("[pod/{name}/{c}] "));
+            let print = |text: &str| match &label {
+                Some(label) => ctx.api.print(&text.lines().map(|l| format!("{label}{l}\n")).collect::<String>()),
+                None => ctx.api.print(text),
+            };
             match fetch(ctx, pod, &c, tail).await {
-                Ok(text) if prefix => {
-                    let name = pod.metadata.name.as_deref().unwrap_or("");
-                    let lines: String = text.lines().map(|l| format!("[pod/{name}/{c}] {l}\n")).collect();
-                    ctx.api.print(&lines);
+                Ok((text, stream)) => {
+                    print(&text);
+                    if let Some(stream_id) = stream {
+                        while let Some(more) = ctx.api.next_chunk(stream_id).await {
+                            print(&more);
+                        }
+                    }
                 }
-                Ok(text) => ctx.api.print(&text),
                 Err(Failure(line)) if ctx.args.has(&["ignore-errors"]) => {
                     let _ = line;
                 }
@@ -67,8 +76,9 @@ pub async fn logs(ctx: &Context) -> Result<(), Failure> {
     common::finish(errors)
 }
 
-/// GET `pods/<name>/log` for one container.
-async fn fetch(ctx: &Context, pod: &Pod, container: &str, tail: i64) -> Result<String, Failure> {
+/// GET `pods/<name>/log` for one container: the text, and the stream that follows it (`-f` on a running
+/// container).
+async fn fetch(ctx: &Context, pod: &Pod, container: &str, tail: i64) -> Result<(String, Option<u64>), Failure> {
     let mut req = ctx
         .request(Verb::Get, Kind::Pod.info())
         .namespace(pod.metadata.namespace.as_deref())
@@ -86,8 +96,9 @@ async fn fetch(ctx: &Context, pod: &Pod, container: &str, tail: i64) -> Result<S
     req.params.timestamps = ctx.args.has(&["timestamps"]);
     req.params.follow = ctx.args.has(&["f", "follow"]);
     match ctx.call(req).await? {
-        ApiResponse::Text(t) => Ok(t),
-        _ => Ok(String::new()),
+        ApiResponse::Text(t) => Ok((t, None)),
+        ApiResponse::LogStream { stream_id, text } => Ok((text, Some(stream_id))),
+        _ => Ok((String::new(), None)),
     }
 }
 

@@ -143,7 +143,7 @@ impl MetricsServer {
         let (id, metrics) = match m {
             KubeletMessage::Reply { id, reply: KubeletReply::Metrics(metrics) } => (id, Some(metrics)),
             KubeletMessage::Reply { id, .. } | KubeletMessage::Refused { id } => (id, None),
-            KubeletMessage::Request { .. } => return,
+            KubeletMessage::Request { .. } | KubeletMessage::Stream { .. } | KubeletMessage::Cancel { .. } => return,
         };
         let Some((node, _)) = self.scrapes.remove(&id) else { return };
         match metrics {

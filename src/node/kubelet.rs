@@ -101,6 +101,8 @@ const TIMER_FILES: u64 = 4;
 const TIMER_RUNTIME: u64 = 5;
 /// Failed event writes are due again.
 const TIMER_EVENTS: u64 = 6;
+/// The followed logs are due to be read again.
+const TIMER_FOLLOW: u64 = 7;
 /// client-go's recorder: how often it tries to write an event, and how long it sleeps between tries (the
 /// first sleep is a random part of it).
 const EVENT_TRIES: u32 = 12;
@@ -272,6 +274,8 @@ pub struct Kubelet {
     /// containerd's sandboxes and containers were listed since start.
     listed: u8,
     containers: BTreeMap<String, Container>,
+    /// Logs the apiserver follows, by (apiserver, request id).
+    follows: BTreeMap<(ComponentId, u64), server::Follow>,
     workers: BTreeMap<String, Worker>,
     calls: BTreeMap<u64, ApiCall>,
     next_tag: u64,
@@ -336,6 +340,7 @@ impl Kubelet {
             runtime_up: true,
             listed: 0,
             containers: BTreeMap::new(),
+            follows: BTreeMap::new(),
             workers: BTreeMap::new(),
             calls: BTreeMap::new(),
             next_tag: 1,
@@ -515,6 +520,7 @@ impl Kubelet {
                 self.cri(ctx, CriCall::Version, CriOp::Version);
             }
             TIMER_MIRRORS => self.ensure_mirrors(ctx),
+            TIMER_FOLLOW => self.poll_follows(ctx),
             TIMER_FILES => self.read_static_pods(ctx),
             TIMER_REGISTER => {
                 if !self.registered {

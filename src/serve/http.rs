@@ -178,6 +178,13 @@ async fn handle(
             set_headers(&mut response, "application/json", &warnings);
             Ok(response)
         }
+        Some((RemoteEvent::Answer { result: Ok(ApiResponse::LogStream { text, .. }), warnings }, _)) => {
+            // A followed log: what exists now, then each chunk as the kubelet passes it on.
+            let first = Some(Bytes::from(text));
+            let mut response = Response::new(LogBody { events, first }.boxed());
+            set_headers(&mut response, "text/plain", &warnings);
+            Ok(response)
+        }
         Some((RemoteEvent::Answer { result: Ok(answer), warnings }, now)) => {
             let mut written = match (info, include) {
                 (Some(info), Some(include)) => rest::table_answer(info, &answer, now, include),
@@ -246,6 +253,29 @@ fn set_headers(response: &mut Response<ResponseBody>, content_type: &str, warnin
         let escaped = w.replace('\\', "\\\\").replace('"', "\\\"");
         if let Ok(v) = format!("299 - \"{escaped}\"").parse() {
             headers.append("warning", v);
+        }
+    }
+}
+
+/// A followed log's response body: its text so far, then what the container writes next, until the
+/// container exits (the stream ends) or the client hangs up (which drops this body and closes the stream).
+struct LogBody {
+    events: UnboundedReceiver<(RemoteEvent, SimTime)>,
+    first: Option<Bytes>,
+}
+
+impl Body for LogBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        if let Some(first) = self.first.take().filter(|b| !b.is_empty()) {
+            return Poll::Ready(Some(Ok(Frame::data(first))));
+        }
+        match self.events.poll_recv(cx) {
+            Poll::Ready(Some((RemoteEvent::Chunk(text), _))) => Poll::Ready(Some(Ok(Frame::data(Bytes::from(text))))),
+            Poll::Ready(_) => Poll::Ready(None),
+            Poll::Pending => Poll::Pending,
         }
     }
 }

@@ -42,6 +42,11 @@ pub enum Payload {
     Cri(Box<crate::node::runtime::CriMessage>),
     /// kube-apiserver and a kubelet's HTTPS server on :10250 (container logs, exec).
     Kubelet(Box<KubeletMessage>),
+    /// More of a followed log for the client (`data` None: the stream has ended).
+    LogChunk {
+        watch_id: u64,
+        data: Option<String>,
+    },
     /// The client closed a watch's stream (Ctrl-C on `kubectl get -w`, a real client hanging up): the
     /// apiserver stops sending its events.
     WatchClosed {
@@ -71,7 +76,10 @@ impl Payload {
                 ApiResponse::Exec(_) => "101 Switching Protocols".into(),
                 ApiResponse::Raw { code, .. } => code.to_string(),
                 ApiResponse::Object(_) | ApiResponse::Text(_) => "200 OK".into(),
+                ApiResponse::LogStream { .. } => "200 OK (following)".into(),
             },
+            Payload::LogChunk { data: Some(text), .. } => format!("log +{} lines", text.lines().count()),
+            Payload::LogChunk { data: None, .. } => "log end".into(),
             Payload::WatchEvent { event, .. } => {
                 let resource = event.object.as_ref().map(|o| o.info().resource).unwrap_or("");
                 format!("{} {resource}", event.kind.as_str())

@@ -54,6 +54,16 @@ pub enum KubeletMessage {
     Refused {
         id: u64,
     },
+    /// More of a followed log (`follow=true`): the lines written since the last, or None when the stream
+    /// ends (the container has exited).
+    Stream {
+        id: u64,
+        data: Option<String>,
+    },
+    /// The apiserver's side of a followed log hung up (its client did).
+    Cancel {
+        id: u64,
+    },
 }
 
 /// What kube-apiserver asks a kubelet.
@@ -104,6 +114,9 @@ pub struct LogOptions {
 pub enum KubeletReply {
     /// 200 and the log's text.
     Logs(String),
+    /// 200, the log's text so far, and the stream left open: a running container's log with `follow=true`
+    /// (what it writes next follows as [`KubeletMessage::Stream`]).
+    LogStream(String),
     /// The exec stream was set up and ran to its end.
     Exec(ExecResult),
     /// An HTTP error with a plain-text body.
@@ -178,11 +191,14 @@ impl KubeletMessage {
                 format!("{} {path}", call.method())
             }
             KubeletMessage::Reply { reply, .. } => match reply {
-                KubeletReply::Logs(_) | KubeletReply::Metrics(_) => "200 OK".into(),
+                KubeletReply::Logs(_) | KubeletReply::LogStream(_) | KubeletReply::Metrics(_) => "200 OK".into(),
                 KubeletReply::Exec(_) => "101 Switching Protocols".into(),
                 KubeletReply::Error { code, .. } => format!("{code} {}", http_reason(*code)),
             },
             KubeletMessage::Refused { .. } => "connection refused".into(),
+            KubeletMessage::Stream { data: Some(text), .. } => format!("log +{} lines", text.lines().count()),
+            KubeletMessage::Stream { data: None, .. } => "log end".into(),
+            KubeletMessage::Cancel { .. } => "close stream".into(),
         }
     }
 
@@ -213,13 +229,34 @@ pub(super) struct Served {
 
 #[derive(Debug, Clone)]
 enum Waiting {
-    Logs { options: LogOptions, container_id: String },
+    Logs {
+        options: LogOptions,
+        container_id: String,
+    },
     Exec,
+    /// A followed log's next read.
+    Follow,
+}
+
+/// How often a followed log is read again (the kubelet's log streamer waits on the file for new lines).
+pub const FOLLOW_POLL_MS: u64 = 1_000;
+
+/// A log the apiserver follows (`follow=true`): whose, which container, and up to when it was sent.
+#[derive(Debug, Clone)]
+pub(super) struct Follow {
+    container_id: String,
+    timestamps: bool,
+    sent_until: SimTime,
+    /// The request's chain: the stream's messages are steps of the command that opened it.
+    chain: crate::sim::ChainId,
 }
 
 impl Kubelet {
     /// A request from kube-apiserver arrived on :10250.
     pub(super) fn on_server_request(&mut self, ctx: &mut Ctx, from: ComponentId, m: KubeletMessage) {
+        if let KubeletMessage::Cancel { id } = m {
+            return self.cancel_follow(from, id);
+        }
         let KubeletMessage::Request { id, call } = m else { return };
         let answer = match call {
             KubeletCall::ContainerLogs { namespace, pod, container, options } => {
@@ -336,9 +373,21 @@ impl Kubelet {
     /// containerd answered a call made for a request on :10250 (or the call failed).
     pub(super) fn on_served(&mut self, ctx: &mut Ctx, served: Served, result: Result<CriReply, String>) {
         let reply = match (served.what, result) {
+            (Waiting::Logs { options, container_id }, Ok(CriReply::Container(c)))
+                if options.follow && c.state == ContainerState::Running =>
+            {
+                let follow =
+                    Follow { container_id, timestamps: options.timestamps, sent_until: ctx.now, chain: ctx.chain };
+                if self.follows.is_empty() {
+                    ctx.timer(FOLLOW_POLL_MS, super::TIMER_FOLLOW);
+                }
+                self.follows.insert((served.from, served.id), follow);
+                KubeletReply::LogStream(log_text(&c, &options, ctx.now))
+            }
             (Waiting::Logs { options, .. }, Ok(CriReply::Container(c))) => {
                 KubeletReply::Logs(log_text(&c, &options, ctx.now))
             }
+            (Waiting::Follow, result) => return self.followed(ctx, (served.from, served.id), result),
             (Waiting::Logs { container_id, .. }, _) => KubeletReply::Error {
                 code: 400,
                 body: format!("unable to retrieve container logs for containerd://{container_id}"),
@@ -355,6 +404,65 @@ impl Kubelet {
             (Waiting::Exec, Ok(_)) => KubeletReply::Error { code: 500, body: "unexpected runtime answer".into() },
         };
         ctx.send(served.from, Payload::Kubelet(Box::new(KubeletMessage::Reply { id: served.id, reply })));
+    }
+}
+
+impl Kubelet {
+    /// Reads every followed log again (containerd's `ContainerStatus` of its container).
+    pub(super) fn poll_follows(&mut self, ctx: &mut Ctx) {
+        if self.follows.is_empty() {
+            return;
+        }
+        ctx.timer(FOLLOW_POLL_MS, super::TIMER_FOLLOW);
+        let open: Vec<((ComponentId, u64), String, crate::sim::ChainId)> =
+            self.follows.iter().map(|(k, f)| (*k, f.container_id.clone(), f.chain)).collect();
+        let chain = ctx.chain;
+        for ((from, id), container_id, follow_chain) in open {
+            ctx.chain = follow_chain;
+            let served = Served { from, id, what: Waiting::Follow };
+            self.cri(ctx, CriCall::ContainerStatus { id: container_id }, CriOp::Serve(Box::new(served)));
+        }
+        ctx.chain = chain;
+    }
+
+    /// A followed log was read: what it gained goes to the apiserver; an exited container, or one gone,
+    /// ends the stream.
+    fn followed(&mut self, ctx: &mut Ctx, key: (ComponentId, u64), result: Result<CriReply, String>) {
+        let Some(follow) = self.follows.get_mut(&key) else { return };
+        let (from, id) = key;
+        let container = match result {
+            Ok(CriReply::Container(c)) => Some(c),
+            _ => None,
+        };
+        if let Some(c) = &container {
+            let since = follow.sent_until;
+            let text: String = c
+                .logs(ctx.now)
+                .iter()
+                .filter(|l| l.at > since)
+                .map(|l| {
+                    if follow.timestamps {
+                        format!("{} {}\n", rfc3339_nano(l.at), l.text)
+                    } else {
+                        format!("{}\n", l.text)
+                    }
+                })
+                .collect();
+            follow.sent_until = ctx.now;
+            if !text.is_empty() {
+                let message = KubeletMessage::Stream { id, data: Some(text) };
+                ctx.send(from, Payload::Kubelet(Box::new(message)));
+            }
+        }
+        if container.is_none_or(|c| c.state != ContainerState::Running) {
+            self.follows.remove(&key);
+            ctx.send(from, Payload::Kubelet(Box::new(KubeletMessage::Stream { id, data: None })));
+        }
+    }
+
+    /// The apiserver closed a followed log.
+    pub(super) fn cancel_follow(&mut self, from: ComponentId, id: u64) {
+        self.follows.remove(&(from, id));
     }
 }
 
