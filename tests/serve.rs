@@ -442,6 +442,34 @@ spec:
 }
 
 #[test]
+fn a_watch_with_timeout_seconds_is_ended_by_the_server() {
+    let (s, prompt) = Served::spawn(&["--paused"]);
+    let mut prompt = prompt.unwrap();
+    prompt.run("echo ready");
+    assert_eq!(prompt.run("wait 15m"), "", "past the install's changes");
+    // The paused clock moves only while a request waits for an answer: a watch's first answer comes at
+    // once, so the watch is ended when `wait` moves the clock past its timeoutSeconds.
+    let mut watch = Command::new("kubectl")
+        .args(["get", "--raw", "/api/v1/namespaces/kube-system/pods?watch=1&timeoutSeconds=30"])
+        .env("KUBECONFIG", &s.kubeconfig)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(watch.stdout.take().unwrap()).lines();
+    let first = lines.next().expect("the watch lists the pods as ADDED events").unwrap();
+    assert!(first.starts_with("{\"type\":\"ADDED\""), "{first}");
+    assert_eq!(prompt.run("wait 10s"), "");
+    assert_eq!(watch.try_wait().unwrap(), None, "10 s in, the watch is still open");
+    assert_eq!(prompt.run("wait 25s"), "");
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let status = watch.wait().unwrap();
+    assert!(status.success(), "the server ended the response cleanly");
+    let kinds: Vec<&str> = rest.iter().map(|l| l.get(..16).unwrap_or(l)).collect();
+    assert!(rest.iter().all(|l| l.starts_with("{\"type\":\"ADDED\"")), "{kinds:?}");
+}
+
+#[test]
 fn a_user_without_rights_gets_the_real_403_and_a_stranger_the_real_401() {
     let s = Served::start(&["--user", "alice:dev"]);
     let (_, err, code) = s.kubectl(&["--context", "alice@kubernetes", "get", "pods"], None);

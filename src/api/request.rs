@@ -91,6 +91,8 @@ pub struct Params {
     /// Lists: a page of at most `limit` items, and `continue`, the token of the page before.
     pub limit: Option<i64>,
     pub continue_token: Option<String>,
+    /// Watches: the server ends the watch after this many seconds (`timeoutSeconds`).
+    pub timeout_seconds: Option<i64>,
     /// Logs and exec: the container (empty: the pod's only one).
     pub container: Option<String>,
     /// Logs: `tailLines`, `sinceSeconds`, `sinceTime` (RFC 3339), `limitBytes`, `previous`, `timestamps`,

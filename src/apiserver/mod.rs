@@ -68,6 +68,8 @@ const TIMER_IDENTITY: u64 = 3;
 const TIMER_RELIST: u64 = 4;
 /// Timers above this are consistent lists giving up on the cache: `TIMER_LIST_WAIT + park id`.
 const TIMER_LIST_WAIT: u64 = 1 << 32;
+/// Timers above this are a watch's `timeoutSeconds` running out: `TIMER_WATCH_TIMEOUT + watch id`.
+const TIMER_WATCH_TIMEOUT: u64 = 1 << 36;
 /// Timer tokens above this are a waiting etcd request's deadline (`TIMER_DEADLINE + etcd request id`).
 const TIMER_DEADLINE: u64 = 1 << 48;
 /// The etcd channel's reconnect backoff ran out.
@@ -383,6 +385,7 @@ impl ApiServer {
                 status: Some(Status::expired(revision, revision + 1)),
             };
             ctx.send(client, Payload::WatchEvent { watch_id, event: Box::new(event) });
+            ctx.send(client, Payload::WatchEnded { watch_id });
         }
         self.synced = false;
         self.etcd_watch = None;
@@ -424,6 +427,14 @@ impl ApiServer {
                 self.health_done(ctx, Err(e));
             }
             t if t > TIMER_HEALTH => {}
+            t if t > TIMER_WATCH_TIMEOUT => {
+                // The watch's time is up: the apiserver ends the response, and the client's watch is over.
+                let watch_id = t - TIMER_WATCH_TIMEOUT;
+                if let Some(client) = self.cache.watcher(watch_id).map(|w| w.client) {
+                    self.cache.remove_watcher(watch_id);
+                    ctx.send(client, Payload::WatchEnded { watch_id });
+                }
+            }
             t if t > TIMER_LIST_WAIT => {
                 // The cache did not catch up in time: read the list from etcd after all.
                 if let Some(p) = self.parked_lists.remove(&(t - TIMER_LIST_WAIT)) {
@@ -944,12 +955,16 @@ impl ApiServer {
                             status: Some(Status::expired(from, oldest)),
                         };
                         ctx.send(client, Payload::WatchEvent { watch_id, event: Box::new(event) });
+                        ctx.send(client, Payload::WatchEnded { watch_id });
                         return;
                     }
                 }
             }
         }
         self.cache.add_watcher(watch_id, watcher);
+        if let Some(seconds) = req.params.timeout_seconds.filter(|s| *s > 0) {
+            ctx.timer((seconds as u64).saturating_mul(1000), TIMER_WATCH_TIMEOUT + watch_id);
+        }
     }
 
     fn send_bookmarks(&mut self, ctx: &mut Ctx) {

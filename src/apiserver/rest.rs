@@ -152,6 +152,7 @@ pub fn route(req: &HttpRequest) -> Result<Routed, HttpAnswer> {
     p.propagation_policy = param("propagationPolicy");
     p.grace_period_seconds = int(&param("gracePeriodSeconds"), "gracePeriodSeconds")?;
     p.limit = int(&param("limit"), "limit")?;
+    p.timeout_seconds = int(&param("timeoutSeconds"), "timeoutSeconds")?;
     p.continue_token = param("continue").filter(|s| !s.is_empty());
     p.container = param("container");
     p.tail_lines = int(&param("tailLines"), "tailLines")?;

@@ -462,6 +462,12 @@ impl ProcessHost {
                     s.responses.insert(request_id, Ok(*response));
                 });
             }
+            Payload::WatchEnded { watch_id } => {
+                let Some(pid) = self.watch_owner.remove(&watch_id) else { return };
+                self.deliver(ctx, pid, |s| {
+                    s.closed_watches.insert(watch_id);
+                });
+            }
             Payload::LogChunk { watch_id, data } => {
                 let Some(&pid) = self.watch_owner.get(&watch_id) else { return };
                 if data.is_none() {

@@ -859,7 +859,10 @@ fn message_class(p: &Payload) -> &'static str {
     match p {
         Payload::ApiRequest { .. } => "request",
         Payload::ApiResponse { .. } => "response",
-        Payload::WatchEvent { .. } | Payload::WatchClosed { .. } | Payload::LogChunk { .. } => "watch",
+        Payload::WatchEvent { .. }
+        | Payload::WatchClosed { .. }
+        | Payload::WatchEnded { .. }
+        | Payload::LogChunk { .. } => "watch",
         Payload::Etcd(_) => "etcd",
         Payload::Cri(_) => "cri",
         Payload::Kubelet(_) => "kubelet",

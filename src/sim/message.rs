@@ -42,6 +42,11 @@ pub enum Payload {
     Cri(Box<crate::node::runtime::CriMessage>),
     /// kube-apiserver and a kubelet's HTTPS server on :10250 (container logs, exec).
     Kubelet(Box<KubeletMessage>),
+    /// The server ended a watch (its `timeoutSeconds` ran out, or an ERROR event was its last): the client's
+    /// stream is over.
+    WatchEnded {
+        watch_id: u64,
+    },
     /// More of a followed log for the client (`data` None: the stream has ended).
     LogChunk {
         watch_id: u64,
@@ -94,6 +99,7 @@ impl Payload {
             },
             Payload::Kubelet(m) => m.label(),
             Payload::WatchClosed { .. } => "close watch".into(),
+            Payload::WatchEnded { .. } => "watch ended".into(),
             Payload::ConnectionRefused { .. } => "connection refused".into(),
             Payload::Disconnected { .. } => "connection reset".into(),
         }
