@@ -348,6 +348,14 @@ fn the_real_kubectl_execs_over_websocket_with_stdin_and_a_terminal() {
     assert_eq!(shown, expected, "{}", String::from_utf8_lossy(&tty.stderr));
 }
 
+/// `kubectl.VERSION` beside the binary `kubectl` resolves to, when this machine has it.
+fn older_kubectl(version: &str) -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    let kubectl = std::env::split_paths(&path).map(|d| d.join("kubectl")).find(|p| p.exists())?;
+    let beside = std::fs::canonicalize(kubectl).ok()?.with_file_name(format!("kubectl.{version}"));
+    beside.exists().then_some(beside)
+}
+
 /// Text with containerd's exec ids (`failed to start exec "<64 hex digits>"`) masked.
 fn without_exec_ids(text: &str) -> String {
     const MARK: &str = "failed to start exec \"";
@@ -467,6 +475,58 @@ fn a_watch_with_timeout_seconds_is_ended_by_the_server() {
     assert!(status.success(), "the server ended the response cleanly");
     let kinds: Vec<&str> = rest.iter().map(|l| l.get(..16).unwrap_or(l)).collect();
     assert!(rest.iter().all(|l| l.starts_with("{\"type\":\"ADDED\"")), "{kinds:?}");
+}
+
+#[test]
+fn discovery_is_aggregated_for_new_clients_and_legacy_for_old_ones() {
+    let s = Served::start(&[]);
+    let cache = std::env::temp_dir().join(format!("kubeglass-discovery-{}", std::process::id()));
+    let dir = |name: &str| format!("--cache-dir={}", cache.join(name).display());
+    // kubectl 1.32 asks /api and /apis for apidiscovery.k8s.io/v2 and needs nothing else.
+    let (aggregated, log, code) = s.kubectl(&["api-resources", &dir("new"), "-v=6"], None);
+    assert_eq!(code, 0, "{log}");
+    let gets: Vec<&str> = log.lines().filter_map(|l| l.split_once("GET https://").map(|(_, r)| r)).collect();
+    assert_eq!(gets.len(), 2, "{gets:#?}");
+    assert!(gets[0].contains("/api?") && gets[1].contains("/apis?"), "{gets:#?}");
+    // kubectl 1.29 asks for v2beta1, which a v1.34 apiserver no longer serves: it reads every legacy
+    // group-version document, and lists the same resources.
+    // (The versioned kubectls stand beside the one `kubectl` links to on this machine; a machine without
+    // them judges with the newest only.)
+    match older_kubectl("1.29") {
+        Some(bin) => {
+            let old = Command::new(&bin)
+                .args(["api-resources", &dir("old"), "-v=6"])
+                .env("KUBECONFIG", &s.kubeconfig)
+                .output()
+                .unwrap();
+            let old_log = String::from_utf8_lossy(&old.stderr);
+            assert_eq!(String::from_utf8_lossy(&old.stdout), aggregated);
+            assert!(old_log.lines().filter(|l| l.contains("GET https://")).count() > 10, "{old_log}");
+        }
+        None => eprintln!("kubectl.1.29 is not on this machine: the legacy half is not judged"),
+    }
+    // The list carries an ETag; asked again with it, the apiserver answers 304.
+    let answers = Command::new("python3")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/aggregated_discovery.py"))
+        .env("KUBECONFIG", &s.kubeconfig)
+        .output()
+        .unwrap();
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8_lossy(&answers.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 4, "{}", String::from_utf8_lossy(&answers.stderr));
+    for pair in lines.chunks(2) {
+        assert_eq!(pair[0]["status"], 200);
+        assert_eq!(pair[0]["type"], "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList");
+        assert_eq!(pair[1]["status"], 304);
+        assert_eq!(pair[0]["etag"], pair[1]["etag"]);
+    }
+    assert_eq!(lines[0]["pods"]["scope"], "Namespaced");
+    assert_eq!(lines[0]["pods"]["responseKind"], serde_json::json!({"group": "", "version": "v1", "kind": "Pod"}));
+    let subresources: Vec<&str> =
+        lines[0]["pods"]["subresources"].as_array().unwrap().iter().filter_map(|s| s["subresource"].as_str()).collect();
+    assert_eq!(subresources, ["binding", "eviction", "exec", "log", "status"]);
+    assert!(lines[2]["groups"].as_array().unwrap().iter().any(|g| g == "apps"));
+    let _ = std::fs::remove_dir_all(&cache);
 }
 
 #[test]

@@ -1,9 +1,14 @@
 //! Discovery: the documents that tell a client which groups, versions and resources the server serves
 //! (`/api`, `/apis`, `/apis/<group>`, `/api/v1`, `/apis/<group>/<version>`), built from the registry's table
 //! of resources, so that what a real kubectl discovers is exactly what kubeglass serves. The Kubernetes
-//! counterpart is k8s.io/apiserver's `discovery` package (the legacy, unaggregated form).
+//! counterpart is k8s.io/apiserver's `discovery` package: the legacy, unaggregated form, and the aggregated
+//! `apidiscovery.k8s.io/v2` lists of `/api` and `/apis` (`discovery/aggregated`) that kubectl 1.30 and
+//! later ask for first, with the ETag their caches revalidate with. (v2beta1, which kubectl 1.27–1.29 ask
+//! for, is not served by a v1.34 apiserver: the `AggregatedDiscoveryRemoveBetaType` gate is on, so those
+//! clients read the legacy documents.)
 
 use serde_json::{json, Value};
+use sha2::{Digest, Sha512};
 
 use crate::api::{ResourceInfo, RESOURCES};
 
@@ -121,6 +126,86 @@ fn resource_list(group: &str, version: &str) -> Value {
     json!({ "kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group_version, "resources": resources })
 }
 
+/// The media type of an aggregated discovery answer.
+pub const AGGREGATED_MEDIA_TYPE: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+
+/// Whether a client's `Accept` asks for the aggregated discovery list (v2).
+pub fn wants_aggregated(accept: Option<&str>) -> bool {
+    accept.is_some_and(|a| {
+        a.split(',').any(|m| {
+            let params: Vec<&str> = m.split(';').map(str::trim).collect();
+            params.contains(&"g=apidiscovery.k8s.io")
+                && params.contains(&"v=v2")
+                && params.contains(&"as=APIGroupDiscoveryList")
+        })
+    })
+}
+
+/// A group-version-kind as discovery writes it.
+fn gvk(group: &str, version: &str, kind: &str) -> Value {
+    json!({"group": group, "version": version, "kind": kind})
+}
+
+/// One resource of the aggregated list (`APIResourceDiscovery`).
+fn resource_discovery(r: &ResourceInfo) -> Value {
+    let verbs: Vec<&str> = if r.stored { STORED_VERBS.to_vec() } else { vec!["create"] };
+    let mut entry = serde_json::Map::new();
+    entry.insert("resource".into(), json!(r.resource));
+    entry.insert("responseKind".into(), gvk(r.group, r.version, r.kind.name()));
+    entry.insert("scope".into(), json!(if r.namespaced { "Namespaced" } else { "Cluster" }));
+    entry.insert("singularResource".into(), json!(r.singular));
+    entry.insert("verbs".into(), json!(verbs));
+    if !r.short_names.is_empty() {
+        entry.insert("shortNames".into(), json!(r.short_names));
+    }
+    if r.in_all {
+        entry.insert("categories".into(), json!(["all"]));
+    }
+    let subs: Vec<Value> = subresources(r)
+        .iter()
+        .map(|s| {
+            let kind = match s.kind {
+                Some((kind, "", "")) => gvk(r.group, r.version, kind),
+                Some((kind, group, version)) => gvk(group, version, kind),
+                None => gvk(r.group, r.version, r.kind.name()),
+            };
+            json!({"subresource": s.name, "responseKind": kind, "verbs": s.verbs})
+        })
+        .collect();
+    if !subs.is_empty() {
+        entry.insert("subresources".into(), Value::Array(subs));
+    }
+    Value::Object(entry)
+}
+
+/// One group of the aggregated list with its versions (one each here), the newest first.
+fn group_discovery(group: &str, version: &str) -> Value {
+    let mut rows: Vec<&ResourceInfo> = listed().filter(|r| r.group == group && r.version == version).collect();
+    rows.sort_by_key(|r| r.resource);
+    let resources: Vec<Value> = rows.into_iter().map(resource_discovery).collect();
+    let metadata = if group.is_empty() {
+        json!({"creationTimestamp": null})
+    } else {
+        json!({"name": group, "creationTimestamp": null})
+    };
+    json!({"metadata": metadata, "versions": [{"version": version, "resources": resources, "freshness": "Current"}]})
+}
+
+/// The aggregated discovery list at `/api` or `/apis` (`APIGroupDiscoveryList`), and its ETag (the
+/// SHA-512 of the body in upper-case hex, quoted); None for any other path.
+pub fn aggregated(path: &str) -> Option<(String, String)> {
+    let items: Vec<Value> = match path.split('?').next().unwrap_or(path).trim_end_matches('/') {
+        "/api" => vec![group_discovery("", "v1")],
+        "/apis" => groups().iter().map(|(g, v)| group_discovery(g, v)).collect(),
+        _ => return None,
+    };
+    let list = json!({"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": {}, "items": items});
+    // Only discovery clients ask for this body, and they decode it: its keys are in serde_json's order.
+    let body = list.to_string();
+    let hash: String = Sha512::digest(body.as_bytes()).iter().map(|b| format!("{b:02X}")).collect();
+    Some((format!("{body}\n"), format!("\"{hash}\"")))
+}
+
 /// The discovery document at `path` (query ignored), or None when `path` is not a discovery path.
 pub fn document(path: &str) -> Option<String> {
     let path = path.split('?').next().unwrap_or(path);
@@ -168,6 +253,37 @@ mod tests {
         let names: Vec<&str> = v1["resources"].as_array().unwrap().iter().filter_map(|r| r["name"].as_str()).collect();
         assert!(names.contains(&"pods/log") && names.contains(&"pods/eviction") && names.contains(&"bindings"));
         assert!(!names.contains(&"evictions"));
+    }
+
+    #[test]
+    fn the_aggregated_lists_hold_every_served_resource_and_an_etag_of_their_body() {
+        let accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+        assert!(wants_aggregated(Some(accept)));
+        assert!(!wants_aggregated(Some("application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList")));
+        assert!(!wants_aggregated(Some("application/json")) && !wants_aggregated(None));
+        let (body, etag) = aggregated("/apis").unwrap();
+        let list: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(list["apiVersion"], "apidiscovery.k8s.io/v2");
+        let served: usize = list["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["versions"][0]["resources"].as_array().unwrap().len())
+            .sum();
+        assert_eq!(served, listed().filter(|r| !r.group.is_empty()).count());
+        let deployments = list["items"].as_array().unwrap().iter().find(|g| g["metadata"]["name"] == "apps").unwrap()
+            ["versions"][0]["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["resource"] == "deployments")
+            .cloned()
+            .unwrap();
+        let scale = &deployments["subresources"][0];
+        assert_eq!((&scale["subresource"], &scale["responseKind"]["group"]), (&json!("scale"), &json!("autoscaling")));
+        assert_eq!(etag.len(), 130, "a quoted SHA-512 in hex: {etag}");
+        assert_eq!(aggregated("/apis").unwrap().1, etag, "the same list, the same tag");
+        assert!(aggregated("/api/v1").is_none());
     }
 
     #[test]

@@ -25,6 +25,7 @@ use super::engine::Command;
 use super::exec;
 use super::pki::{client_subject, ClientSubject, Pki};
 use crate::api::{lookup, ApiRequest, ApiResponse, Credentials, ResourceInfo, Status, Verb};
+use crate::apiserver::discovery;
 use crate::apiserver::rest::{self, HttpAnswer, HttpRequest, Routed};
 use crate::cluster::{client_name, RemoteEvent};
 use crate::sim::SimTime;
@@ -133,6 +134,8 @@ async fn handle(
     }
     let (authorization, impersonate) = (header("authorization"), header("impersonate-user"));
     let table = rest::wants_table(header("accept").as_deref());
+    let aggregated = discovery::wants_aggregated(header("accept").as_deref());
+    let if_none_match = header("if-none-match");
     let method = req.method().as_str().to_string();
     let path = req.uri().path().to_string();
     let query = req.uri().query().unwrap_or("").to_string();
@@ -183,6 +186,25 @@ async fn handle(
             let first = Some(Bytes::from(text));
             let mut response = Response::new(LogBody { events, first }.boxed());
             set_headers(&mut response, "text/plain", &warnings);
+            Ok(response)
+        }
+        Some((RemoteEvent::Answer { result: Ok(ApiResponse::Raw { code: 200, .. }), warnings }, _))
+            if aggregated && info.is_none() && discovery::aggregated(&path).is_some() =>
+        {
+            // The aggregated list the apiserver's discovery writes, or 304 when the client's copy is current.
+            let (body, etag) = discovery::aggregated(&path).unwrap_or_default();
+            let fresh = if_none_match.as_deref() == Some(etag.as_str());
+            let answer = HttpAnswer {
+                code: if fresh { 304 } else { 200 },
+                content_type: discovery::AGGREGATED_MEDIA_TYPE,
+                body: if fresh { String::new() } else { body },
+            };
+            let mut response = plain(&answer, &warnings);
+            let headers = response.headers_mut();
+            if let Ok(v) = etag.parse() {
+                headers.insert("etag", v);
+            }
+            headers.insert("vary", hyper::header::HeaderValue::from_static("Accept"));
             Ok(response)
         }
         Some((RemoteEvent::Answer { result: Ok(answer), warnings }, now)) => {
