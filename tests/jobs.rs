@@ -451,7 +451,7 @@ fn a_deleted_pod_is_replaced_while_terminating_unless_only_failed_pods_are_repla
     let mut first = Vec::new();
     for job in ["eager", "patient"] {
         let pod = pods_of(&mut c, job)[0][0].clone();
-        out(&mut c, &format!("delete pod {pod}"));
+        out(&mut c, &format!("delete pod {pod} --wait=false"));
         first.push(pod);
     }
     let deleted_at = c.now().ms() / 1000;

@@ -190,7 +190,8 @@ fn deleting_a_pod_stops_its_containers_and_then_removes_it() {
     let mut c = Cluster::new_default(1);
     apply(&mut c, &pod("web", "nginx:1.27", "  nodeName: node01\n", ""));
     c.advance_ms(5_000);
-    let (out, exit) = kubectl(&mut c, "delete pod web");
+    // --wait=false: kubectl returns once the apiserver has the deletion, not when the pod is gone.
+    let (out, exit) = kubectl(&mut c, "delete pod web --wait=false");
     assert_eq!((out.as_str(), exit), ("pod \"web\" deleted from default namespace\n", Some(0)));
     let (_, exit) = kubectl(&mut c, "get pod web");
     let gone_at_once = exit != Some(0);
@@ -209,13 +210,35 @@ fn a_container_that_ignores_sigterm_keeps_its_pod_terminating_for_the_grace_peri
     let spec = "  nodeName: node01\n  terminationGracePeriodSeconds: 5\n";
     apply(&mut c, &pod("sleeper", "busybox:1.36", spec, "    command: [sleep, \"3600\"]\n"));
     c.advance_ms(5_000);
-    kubectl(&mut c, "delete pod sleeper");
+    kubectl(&mut c, "delete pod sleeper --wait=false");
     c.advance_ms(2_000);
     assert!(row(&mut c, "sleeper").contains("Terminating"), "{}", row(&mut c, "sleeper"));
     let describe = get(&mut c, "describe pod sleeper");
     assert!(describe.contains("Stopping container sleeper"), "{describe}");
     c.advance_ms(5_000);
     assert_eq!(kubectl(&mut c, "get pod sleeper").1, Some(1));
+}
+
+#[test]
+fn kubectl_delete_waits_until_the_pod_is_gone() {
+    let mut c = Cluster::new_default(1);
+    let spec = "  nodeName: node01\n  terminationGracePeriodSeconds: 5\n";
+    apply(&mut c, &pod("sleeper", "busybox:1.36", spec, "    command: [sleep, \"3600\"]\n"));
+    c.advance_ms(5_000);
+    // `sleep` ignores SIGTERM: the kubelet kills it when the 5 s grace period is over, and only then is the
+    // pod removed and kubectl done (a GET, a list of that name and a watch until it is DELETED).
+    let started = c.now().ms();
+    let r = c.kubectl("delete pod sleeper", None, 120_000);
+    assert_eq!((r.output.as_str(), r.exit), ("pod \"sleeper\" deleted from default namespace\n", Some(0)));
+    let waited = c.now().ms() - started;
+    assert!((5_000..8_000).contains(&waited), "kubectl waited {waited} ms");
+    assert_eq!(kubectl(&mut c, "get pod sleeper").1, Some(1), "gone when kubectl returns");
+    let flow: Vec<String> = kubeglass::view::steps::data_flow(c.kernel(), r.chain)
+        .iter()
+        .filter(|s| s.from == "kubectl")
+        .map(|s| s.label.clone())
+        .collect();
+    assert_eq!(flow, ["delete pods", "get pods", "list pods", "watch pods", "close watch"], "{flow:?}");
 }
 
 #[test]

@@ -1,7 +1,10 @@
 //! `kubectl delete TYPE NAME...` (and `TYPE/NAME`, `-f -`, or `TYPE[,TYPE] -l SELECTOR | --field-selector F |
 //! --all` with `-A`): delete requests with the propagation policy of `--cascade` and the grace period of
 //! `--grace-period`/`--force`/`--now`, one per object as kubectl's resource builder visits them (a selector
-//! is one list per type first), `--ignore-not-found`, and v1.34's success lines.
+//! is one list per type first), `--ignore-not-found`, and v1.34's success lines. Then, unless `--wait=false`,
+//! kubectl waits for every deleted object to be gone (pods stopping within their grace period, finalizers):
+//! a GET, then for an object still there a list of that one name and a watch from its revision until the
+//! object is DELETED, as kubectl's wait does it.
 
 use crate::api::manifest::parse_documents;
 use crate::api::{lookup_kind, ApiResponse, ResourceInfo, Verb};
@@ -44,12 +47,14 @@ pub async fn delete(ctx: &Context) -> Result<(), Failure> {
         ctx.println("Warning: Immediate deletion does not wait for confirmation that the running resource has been terminated. The resource may continue to run on the cluster indefinitely.");
     }
     let mut last_error = None;
+    let mut deleted = Vec::new();
     for (info, ns, name) in targets {
         let mut req = ctx.request(Verb::Delete, info).namespace(Some(&ns)).name(&name);
         req.params.propagation_policy = Some(propagation.to_string());
         req.params.grace_period_seconds = grace.map(|g| if g == 0 && ctx.args.has(&["force"]) { 0 } else { g.max(1) });
         match ctx.api.call(req).await? {
             ApiResponse::Object(_) => {
+                deleted.push((info, ns.clone(), name.clone()));
                 let what = if info.group.is_empty() {
                     info.kind.name().to_ascii_lowercase()
                 } else {
@@ -71,7 +76,49 @@ pub async fn delete(ctx: &Context) -> Result<(), Failure> {
             _ => {}
         }
     }
+    if ctx.args.get(&["wait"]).is_none_or(|v| v != "false") {
+        for (info, ns, name) in &deleted {
+            wait_deleted(ctx, info, ns, name).await?;
+        }
+    }
     last_error.map_or(Ok(()), |l| Err(Failure(l)))
+}
+
+/// Waits until `name` is gone: a GET (404: gone already), then a list of that name from the watch cache
+/// and a watch from its revision until the object is DELETED; a watch that ends before lists again, as an
+/// informer does.
+async fn wait_deleted(ctx: &Context, info: &'static ResourceInfo, ns: &str, name: &str) -> Result<(), Failure> {
+    let namespace = info.namespaced.then_some(ns);
+    let get = ctx.request(Verb::Get, info).namespace(namespace).name(name);
+    match ctx.api.call(get).await {
+        Ok(ApiResponse::Object(_)) => {}
+        _ => return Ok(()),
+    }
+    let selector = format!("metadata.name={name}");
+    // client-go's reflector asks for a watch of between 5 and 10 minutes (here a fixed pick per name).
+    let timeout = 300 + (crate::sim::rng::fnv1a64(name.as_bytes()) % 300) as i64;
+    loop {
+        let mut list = ctx.request(Verb::List, info).namespace(namespace);
+        list.params.field_selector = Some(selector.clone());
+        list.params.limit = Some(500);
+        list.params.resource_version = Some("0".into());
+        let revision = match ctx.call(list).await? {
+            ApiResponse::List { items, .. } if items.is_empty() => return Ok(()),
+            ApiResponse::List { resource_version, .. } => resource_version,
+            _ => return Ok(()),
+        };
+        let mut watch = ctx.request(Verb::Watch, info).namespace(namespace);
+        watch.params.field_selector = Some(selector.clone());
+        watch.params.resource_version = Some(revision.to_string());
+        watch.params.allow_bookmarks = true;
+        watch.params.timeout_seconds = Some(timeout);
+        let ApiResponse::WatchStarted { watch_id } = ctx.call(watch).await? else { return Ok(()) };
+        while let Some(event) = ctx.api.next_event(watch_id).await {
+            if event.kind == crate::api::WatchEventType::Deleted {
+                return Ok(());
+            }
+        }
+    }
 }
 
 /// The objects `TYPE[,TYPE] -l … | --field-selector … | --all` names: one list per type, in this namespace
