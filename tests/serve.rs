@@ -631,7 +631,7 @@ fn the_official_python_client_lists_creates_patches_watches_reads_logs_and_delet
         stdout,
         "nodes controlplane node01 node02\ncoredns pods 2 Running Running\ncreated settings resourceVersion set: True\n\
          patched slow\nconflict 409 Conflict\nwatched ADDED:settings\ndeployment coredns 2 2\npod Succeeded\n\
-         log hello from python\ndeleted 404\n"
+         log hello from python\nexec shell out err 3\ndeleted 404\n"
     );
 }
 

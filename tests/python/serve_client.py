@@ -1,5 +1,5 @@
 """The official Kubernetes Python client against `kubeglass serve`: the kubeconfig serve wrote ($KUBECONFIG),
-then list, create, patch, watch, read logs and delete, printing one line per check for tests/serve.rs.
+then list, create, patch, watch, read logs, exec and delete, printing one line per check for tests/serve.rs.
 Exits non-zero on the first thing that does not hold."""
 
 import sys
@@ -7,6 +7,7 @@ import time
 
 from kubernetes import client, config, watch
 from kubernetes.client.rest import ApiException
+from kubernetes.stream import stream
 
 
 def main() -> int:
@@ -56,6 +57,22 @@ def main() -> int:
         time.sleep(0.3)
     print("pod", phase)
     print("log", core.read_namespaced_pod_log("greeter", "default").strip())
+
+    # exec over WebSocket (the client's stream module speaks v4.channel.k8s.io): output, then an exit code.
+    web = client.V1Pod(metadata=client.V1ObjectMeta(name="shell"),
+                       spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="nginx")]))
+    core.create_namespaced_pod("default", web)
+    for _ in range(200):
+        if core.read_namespaced_pod("shell", "default").status.phase == "Running":
+            break
+        time.sleep(0.3)
+    said = stream(core.connect_get_namespaced_pod_exec, "shell", "default", command=["cat", "/etc/hostname"],
+                  stderr=True, stdin=False, stdout=True, tty=False)
+    run = stream(core.connect_get_namespaced_pod_exec, "shell", "default",
+                 command=["sh", "-c", "echo out; echo err >&2; exit 3"], stderr=True, stdin=False, stdout=True,
+                 tty=False, _preload_content=False)
+    run.run_forever(timeout=10)
+    print("exec", said.strip(), run.read_stdout().strip(), run.read_stderr().strip(), run.returncode)
 
     core.delete_namespaced_config_map("settings", "default")
     try:
