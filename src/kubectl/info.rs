@@ -57,7 +57,8 @@ pub fn api_resources(ctx: &Context) -> Result<(), Failure> {
 }
 
 pub fn api_versions(ctx: &Context) -> Result<(), Failure> {
-    let versions: BTreeSet<String> = RESOURCES.iter().map(|r| r.api_version()).collect();
+    // What discovery lists (a subresource's kind, such as autoscaling/v1's Scale, is no group version of its own).
+    let versions: BTreeSet<String> = crate::apiserver::discovery::listed().map(|r| r.api_version()).collect();
     for v in versions {
         ctx.println(&v);
     }
