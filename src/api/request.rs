@@ -285,7 +285,7 @@ pub enum ApiResponse {
     /// Plain text (logs).
     Text(String),
     /// A followed log (`follow=true` on a running container): its text so far; what it writes next comes as
-    /// `LogChunk` messages carrying this id, until the container exits or the client hangs up.
+    /// `LogChunk` messages carrying this id, until the container exits (`WatchEnded`) or the client hangs up.
     LogStream {
         stream_id: u64,
         text: String,

@@ -7,6 +7,8 @@
 //! for, is not served by a v1.34 apiserver: the `AggregatedDiscoveryRemoveBetaType` gate is on, so those
 //! clients read the legacy documents.)
 
+use std::sync::OnceLock;
+
 use serde_json::{json, Value};
 use sha2::{Digest, Sha512};
 
@@ -192,18 +194,26 @@ fn group_discovery(group: &str, version: &str) -> Value {
 }
 
 /// The aggregated discovery list at `/api` or `/apis` (`APIGroupDiscoveryList`), and its ETag (the
-/// SHA-512 of the body in upper-case hex, quoted); None for any other path.
-pub fn aggregated(path: &str) -> Option<(String, String)> {
-    let items: Vec<Value> = match path.split('?').next().unwrap_or(path).trim_end_matches('/') {
-        "/api" => vec![group_discovery("", "v1")],
-        "/apis" => groups().iter().map(|(g, v)| group_discovery(g, v)).collect(),
-        _ => return None,
-    };
+/// SHA-512 of the body in upper-case hex, quoted); None for any other path. Both follow from the static
+/// table of resources, so each is built once.
+pub fn aggregated(path: &str) -> Option<&'static (String, String)> {
+    static CORE: OnceLock<(String, String)> = OnceLock::new();
+    static GROUPS: OnceLock<(String, String)> = OnceLock::new();
+    match path.split('?').next().unwrap_or(path).trim_end_matches('/') {
+        "/api" => Some(CORE.get_or_init(|| aggregated_list(vec![group_discovery("", "v1")]))),
+        "/apis" => {
+            Some(GROUPS.get_or_init(|| aggregated_list(groups().iter().map(|(g, v)| group_discovery(g, v)).collect())))
+        }
+        _ => None,
+    }
+}
+
+fn aggregated_list(items: Vec<Value>) -> (String, String) {
     let list = json!({"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": {}, "items": items});
     // Only discovery clients ask for this body, and they decode it: its keys are in serde_json's order.
     let body = list.to_string();
     let hash: String = Sha512::digest(body.as_bytes()).iter().map(|b| format!("{b:02X}")).collect();
-    Some((format!("{body}\n"), format!("\"{hash}\"")))
+    (format!("{body}\n"), format!("\"{hash}\""))
 }
 
 /// The discovery document at `path` (query ignored), or None when `path` is not a discovery path.
@@ -262,7 +272,7 @@ mod tests {
         assert!(!wants_aggregated(Some("application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList")));
         assert!(!wants_aggregated(Some("application/json")) && !wants_aggregated(None));
         let (body, etag) = aggregated("/apis").unwrap();
-        let list: Value = serde_json::from_str(&body).unwrap();
+        let list: Value = serde_json::from_str(body).unwrap();
         assert_eq!(list["apiVersion"], "apidiscovery.k8s.io/v2");
         let served: usize = list["items"]
             .as_array()
@@ -282,7 +292,8 @@ mod tests {
         let scale = &deployments["subresources"][0];
         assert_eq!((&scale["subresource"], &scale["responseKind"]["group"]), (&json!("scale"), &json!("autoscaling")));
         assert_eq!(etag.len(), 130, "a quoted SHA-512 in hex: {etag}");
-        assert_eq!(aggregated("/apis").unwrap().1, etag, "the same list, the same tag");
+        let rebuilt = aggregated_list(groups().iter().map(|(g, v)| group_discovery(g, v)).collect());
+        assert_eq!(&rebuilt.1, etag, "the same list, the same tag");
         assert!(aggregated("/api/v1").is_none());
     }
 

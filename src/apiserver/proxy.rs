@@ -165,10 +165,13 @@ impl ApiServer {
             KubeletMessage::Stream { id, data } => {
                 let Some(stream) = self.log_streams.get(&id) else { return };
                 let (client, watch_id) = (stream.client, stream.stream_id);
-                if data.is_none() {
-                    self.log_streams.remove(&id);
+                match data {
+                    Some(text) => ctx.send(client, Payload::LogChunk { watch_id, text }),
+                    None => {
+                        self.log_streams.remove(&id);
+                        ctx.send(client, Payload::WatchEnded { watch_id });
+                    }
                 }
-                ctx.send(client, Payload::LogChunk { watch_id, data });
             }
             KubeletMessage::Reply { id, reply } => {
                 let Some(p) = self.proxied.remove(&id) else { return };
@@ -204,7 +207,7 @@ impl ApiServer {
         let ended: Vec<u64> = self.log_streams.iter().filter(|(_, s)| s.kubelet == peer).map(|(id, _)| *id).collect();
         for id in ended {
             if let Some(s) = self.log_streams.remove(&id) {
-                ctx.send(s.client, Payload::LogChunk { watch_id: s.stream_id, data: None });
+                ctx.send(s.client, Payload::WatchEnded { watch_id: s.stream_id });
             }
         }
         let lost: Vec<u64> = self.proxied.iter().filter(|(_, p)| p.kubelet == peer).map(|(id, _)| *id).collect();

@@ -164,6 +164,8 @@ pub fn route(req: &HttpRequest) -> Result<Routed, HttpAnswer> {
     p.follow = flag("follow");
     p.command = query.iter().filter(|(k, _)| k == "command").map(|(_, v)| v.clone()).collect();
     p.tty = flag("tty");
+    // Exec: a stdin to be read from the stream (the transport fills it in).
+    p.stdin = flag("stdin").then(String::new);
     match verb {
         _ if is_connect(api.subresource.as_deref()) => {}
         Verb::Create | Verb::Update => {

@@ -185,12 +185,12 @@ impl Api {
 
     /// The next event of a watch, or None when the watch ended.
     pub async fn next_event(&self, watch_id: u64) -> Option<WatchEvent> {
-        NextEvent { shared: self.shared.clone(), watch_id }.await
+        NextOn { shared: self.shared.clone(), id: watch_id, queue: |s| &mut s.watch_events }.await
     }
 
     /// The next text of a followed log; None once the stream has ended.
     pub async fn next_chunk(&self, stream_id: u64) -> Option<String> {
-        NextChunk { shared: self.shared.clone(), stream_id }.await
+        NextOn { shared: self.shared.clone(), id: stream_id, queue: |s| &mut s.log_chunks }.await
     }
 
     /// Waits `ms` of simulated time.
@@ -259,38 +259,22 @@ impl Future for EtcdWatchMessage {
     }
 }
 
-struct NextEvent {
+/// The next item that arrived on a stream (a watch's events, a followed log's text), or None once the
+/// server has ended it.
+struct NextOn<T> {
     shared: Rc<RefCell<Shared>>,
-    watch_id: u64,
+    id: u64,
+    queue: fn(&mut Shared) -> &mut BTreeMap<u64, VecDeque<T>>,
 }
 
-impl Future for NextEvent {
-    type Output = Option<WatchEvent>;
+impl<T> Future for NextOn<T> {
+    type Output = Option<T>;
     fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
         let mut s = self.shared.borrow_mut();
-        if let Some(e) = s.watch_events.get_mut(&self.watch_id).and_then(VecDeque::pop_front) {
-            return Poll::Ready(Some(e));
+        if let Some(item) = (self.queue)(&mut s).get_mut(&self.id).and_then(VecDeque::pop_front) {
+            return Poll::Ready(Some(item));
         }
-        if s.closed_watches.contains(&self.watch_id) {
-            return Poll::Ready(None);
-        }
-        Poll::Pending
-    }
-}
-
-struct NextChunk {
-    shared: Rc<RefCell<Shared>>,
-    stream_id: u64,
-}
-
-impl Future for NextChunk {
-    type Output = Option<String>;
-    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
-        let mut s = self.shared.borrow_mut();
-        if let Some(text) = s.log_chunks.get_mut(&self.stream_id).and_then(VecDeque::pop_front) {
-            return Poll::Ready(Some(text));
-        }
-        if s.closed_watches.contains(&self.stream_id) {
+        if s.closed_watches.contains(&self.id) {
             return Poll::Ready(None);
         }
         Poll::Pending
@@ -468,17 +452,9 @@ impl ProcessHost {
                     s.closed_watches.insert(watch_id);
                 });
             }
-            Payload::LogChunk { watch_id, data } => {
+            Payload::LogChunk { watch_id, text } => {
                 let Some(&pid) = self.watch_owner.get(&watch_id) else { return };
-                if data.is_none() {
-                    self.watch_owner.remove(&watch_id);
-                }
-                self.deliver(ctx, pid, |s| match data {
-                    Some(text) => s.log_chunks.entry(watch_id).or_default().push_back(text),
-                    None => {
-                        s.closed_watches.insert(watch_id);
-                    }
-                });
+                self.deliver(ctx, pid, |s| s.log_chunks.entry(watch_id).or_default().push_back(text));
             }
             Payload::WatchEvent { watch_id, event } => {
                 let Some(&pid) = self.watch_owner.get(&watch_id) else {

@@ -30,6 +30,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
 use super::engine::Command;
+use super::http::plain;
 use crate::api::{ApiRequest, ApiResponse, Credentials, ExecEnd, ExecResult, Status};
 use crate::apiserver::rest::HttpAnswer;
 use crate::cluster::RemoteEvent;
@@ -102,14 +103,11 @@ pub async fn serve(
             "unable to upgrade: the client offers none of the supported protocols {}",
             PROTOCOLS.join(", ")
         ));
-        return Some(plain(&HttpAnswer::status(&status)));
+        return Some(plain(&HttpAnswer::status(&status), &[]));
     };
     let accept = derive_accept_key(header("sec-websocket-key").as_bytes());
-    let query = req.uri().query().unwrap_or("").to_string();
-    let flag = |key: &str| {
-        form_urlencoded::parse(query.as_bytes()).any(|(k, v)| k == key && matches!(&*v, "1" | "true" | "True"))
-    };
-    let (stdin, tty, command) = (flag("stdin"), request.params.tty, request.params.command.clone());
+    // The routed request holds an (empty) stdin when the query asks for one (`stdin=true`).
+    let (stdin, tty, command) = (request.params.stdin.is_some(), request.params.tty, request.params.command.clone());
     let engine = Engine { commands, client, credentials };
     let upgrade = hyper::upgrade::on(&mut req);
     let session = if stdin {
@@ -118,11 +116,11 @@ pub async fn serve(
         // Made now: what fails before a stream exists is an HTTP answer.
         match engine.call(request).await? {
             ApiResponse::Exec(ExecResult { end: ExecEnd::NotUpgraded(body), .. }) => {
-                return Some(plain(&HttpAnswer::text(500, body)));
+                return Some(plain(&HttpAnswer::text(500, body), &[]));
             }
             ApiResponse::Exec(result) => Session::Done { result, tty, command },
-            ApiResponse::Error(status) => return Some(plain(&HttpAnswer::status(&status))),
-            _ => return Some(plain(&HttpAnswer::status(&Status::internal("the exec stream did not open")))),
+            ApiResponse::Error(status) => return Some(plain(&HttpAnswer::status(&status), &[])),
+            _ => return Some(plain(&HttpAnswer::status(&Status::internal("the exec stream did not open")), &[])),
         }
     };
     tokio::spawn(async move {
@@ -140,16 +138,6 @@ pub async fn serve(
         headers.insert("sec-websocket-accept", v);
     }
     Some(response)
-}
-
-fn plain(answer: &HttpAnswer) -> Response<ResponseBody> {
-    let mut response = Response::new(Full::new(Bytes::from(answer.body.clone())).boxed());
-    *response.status_mut() =
-        hyper::StatusCode::from_u16(answer.code).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
-    if let Ok(v) = answer.content_type.parse() {
-        response.headers_mut().insert("content-type", v);
-    }
-    response
 }
 
 type Socket = WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>;
@@ -173,7 +161,7 @@ impl Session {
                 let command = request.params.command.clone();
                 match engine.call(request).await {
                     Some(ApiResponse::Exec(result)) => write_result(&mut ws, &result, false, &command).await,
-                    Some(ApiResponse::Error(status)) => Some(status_json(&status)),
+                    Some(ApiResponse::Error(status)) => Some(status.to_json()),
                     _ => None,
                 }
             }
@@ -240,10 +228,6 @@ fn end_status(end: &ExecEnd, command: &[String]) -> String {
     value.to_string()
 }
 
-fn status_json(status: &Status) -> String {
-    status.to_json().to_string()
-}
-
 /// The client's stdin to its end: v5's close signal for stream 0, or the connection closing.
 async fn read_stdin(ws: &mut Socket, v5: bool) -> Option<String> {
     let mut stdin = Vec::new();
@@ -302,7 +286,7 @@ async fn shell(ws: &mut Socket, request: ApiRequest, engine: Engine) -> Option<S
                                         ExecEnd::Failure(_) | ExecEnd::NotUpgraded(_) => 126,
                                     };
                                 }
-                                Some(ApiResponse::Error(status)) => return Some(status_json(&status)),
+                                Some(ApiResponse::Error(status)) => return Some(status.to_json()),
                                 _ => return None,
                             }
                         }

@@ -127,10 +127,7 @@ async fn handle(
     let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
     let (content_type, user_agent) = (header("content-type"), header("user-agent").unwrap_or_default());
     if exec::is_websocket(&req) {
-        if let Some(response) = websocket(req, subject.clone(), commands.clone()).await? {
-            return Ok(response);
-        }
-        return Err(Dropped("the engine has stopped"));
+        return websocket(req, subject, commands).await;
     }
     let (authorization, impersonate) = (header("authorization"), header("impersonate-user"));
     let table = rest::wants_table(header("accept").as_deref());
@@ -192,12 +189,12 @@ async fn handle(
             if aggregated && info.is_none() && discovery::aggregated(&path).is_some() =>
         {
             // The aggregated list the apiserver's discovery writes, or 304 when the client's copy is current.
-            let (body, etag) = discovery::aggregated(&path).unwrap_or_default();
+            let Some((body, etag)) = discovery::aggregated(&path) else { unreachable!("checked by the guard") };
             let fresh = if_none_match.as_deref() == Some(etag.as_str());
             let answer = HttpAnswer {
                 code: if fresh { 304 } else { 200 },
                 content_type: discovery::AGGREGATED_MEDIA_TYPE,
-                body: if fresh { String::new() } else { body },
+                body: if fresh { String::new() } else { body.clone() },
             };
             let mut response = plain(&answer, &warnings);
             let headers = response.headers_mut();
@@ -232,12 +229,12 @@ fn credentials(subject: Option<ClientSubject>, authorization: Option<&str>) -> C
 }
 
 /// A request to be upgraded to WebSocket: exec's stream (anything else is refused as a plain request
-/// would be answered). Ok(None): the engine has stopped.
+/// would be answered).
 async fn websocket(
     req: Request<Incoming>,
     subject: Option<ClientSubject>,
     commands: mpsc::Sender<Command>,
-) -> Result<Option<Response<ResponseBody>>, Dropped> {
+) -> Result<Response<ResponseBody>, Dropped> {
     let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
     let user_agent = header("user-agent").unwrap_or_default();
     let credentials = credentials(subject, header("authorization").as_deref());
@@ -245,18 +242,20 @@ async fn websocket(
         (req.method().to_string(), req.uri().path().to_string(), req.uri().query().unwrap_or("").to_string());
     let http = HttpRequest { method: &method, path: &path, query: &query, content_type: None, body: &[] };
     let mut request = match rest::route(&http) {
-        Err(answer) => return Ok(Some(plain(&answer, &[]))),
+        Err(answer) => return Ok(plain(&answer, &[])),
         Ok(Routed::Api(r)) if r.subresource.as_deref() == Some("exec") => *r,
         Ok(_) => {
             let status = Status::bad_request("the server only upgrades exec requests to WebSocket");
-            return Ok(Some(plain(&HttpAnswer::status(&status), &[])));
+            return Ok(plain(&HttpAnswer::status(&status), &[]));
         }
     };
     request.impersonate = header("impersonate-user");
-    Ok(exec::serve(req, request, client_name(&user_agent), credentials, commands).await)
+    exec::serve(req, request, client_name(&user_agent), credentials, commands)
+        .await
+        .ok_or(Dropped("the engine has stopped"))
 }
 
-fn plain(answer: &HttpAnswer, warnings: &[String]) -> Response<ResponseBody> {
+pub(super) fn plain(answer: &HttpAnswer, warnings: &[String]) -> Response<ResponseBody> {
     let mut response = Response::new(Full::new(Bytes::from(answer.body.clone())).boxed());
     *response.status_mut() =
         hyper::StatusCode::from_u16(answer.code).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);

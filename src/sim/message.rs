@@ -42,15 +42,15 @@ pub enum Payload {
     Cri(Box<crate::node::runtime::CriMessage>),
     /// kube-apiserver and a kubelet's HTTPS server on :10250 (container logs, exec).
     Kubelet(Box<KubeletMessage>),
-    /// The server ended a watch (its `timeoutSeconds` ran out, or an ERROR event was its last): the client's
-    /// stream is over.
+    /// The server ended a watch (its `timeoutSeconds` ran out, or an ERROR event was its last) or a followed
+    /// log (its container exited): the client's stream is over.
     WatchEnded {
         watch_id: u64,
     },
-    /// More of a followed log for the client (`data` None: the stream has ended).
+    /// More of a followed log for the client (its end is a [`Payload::WatchEnded`], as a watch's is).
     LogChunk {
         watch_id: u64,
-        data: Option<String>,
+        text: String,
     },
     /// The client closed a watch's stream (Ctrl-C on `kubectl get -w`, a real client hanging up): the
     /// apiserver stops sending its events.
@@ -83,8 +83,7 @@ impl Payload {
                 ApiResponse::Object(_) | ApiResponse::Text(_) => "200 OK".into(),
                 ApiResponse::LogStream { .. } => "200 OK (following)".into(),
             },
-            Payload::LogChunk { data: Some(text), .. } => format!("log +{} lines", text.lines().count()),
-            Payload::LogChunk { data: None, .. } => "log end".into(),
+            Payload::LogChunk { text, .. } => format!("log +{} lines", text.lines().count()),
             Payload::WatchEvent { event, .. } => {
                 let resource = event.object.as_ref().map(|o| o.info().resource).unwrap_or("");
                 format!("{} {resource}", event.kind.as_str())

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::api::api::core::v1::Pod;
 use crate::api::{ExecEnd, ExecResult, Object};
-use crate::node::container_output::rfc3339_nano;
+use crate::node::container_output::{rfc3339_nano, LogLine};
 use crate::node::exec::{DnsConfig, Env};
 use crate::node::runtime::{Container, ContainerState, CriCall, CriReply};
 use crate::node::usage::{self, Usage};
@@ -436,18 +436,8 @@ impl Kubelet {
         };
         if let Some(c) = &container {
             let since = follow.sent_until;
-            let text: String = c
-                .logs(ctx.now)
-                .iter()
-                .filter(|l| l.at > since)
-                .map(|l| {
-                    if follow.timestamps {
-                        format!("{} {}\n", rfc3339_nano(l.at), l.text)
-                    } else {
-                        format!("{}\n", l.text)
-                    }
-                })
-                .collect();
+            let text: String =
+                c.logs(ctx.now).iter().filter(|l| l.at > since).map(|l| log_line(l, follow.timestamps)).collect();
             follow.sent_until = ctx.now;
             if !text.is_empty() {
                 let message = KubeletMessage::Stream { id, data: Some(text) };
@@ -502,6 +492,15 @@ pub fn log_container(pod: &str, status: Option<&Value>, container: &str, previou
     Ok(id.trim_start_matches("containerd://").to_string())
 }
 
+/// One line of a log as the kubelet serves it, with its RFC 3339 time first when `timestamps` asks.
+fn log_line(line: &LogLine, timestamps: bool) -> String {
+    if timestamps {
+        format!("{} {}\n", rfc3339_nano(line.at), line.text)
+    } else {
+        format!("{}\n", line.text)
+    }
+}
+
 /// The log of a container run as the kubelet streams it at `now` (`ReadLogs`): the last `tailLines` lines,
 /// of those the ones written since `sinceTime` or `sinceSeconds`, each with its time if asked, cut at
 /// `limitBytes`.
@@ -516,19 +515,12 @@ pub fn log_text(c: &Container, options: &LogOptions, now: SimTime) -> String {
         (None, Some(s)) => Some(SimTime(now.ms().saturating_sub((s.max(0) as u64).saturating_mul(1000)))),
         (None, None) => None,
     };
-    let mut text: String =
-        lines
-            .iter()
-            .skip(skip)
-            .filter(|l| since.is_none_or(|t| l.at >= t))
-            .map(|l| {
-                if options.timestamps {
-                    format!("{} {}\n", rfc3339_nano(l.at), l.text)
-                } else {
-                    format!("{}\n", l.text)
-                }
-            })
-            .collect();
+    let mut text: String = lines
+        .iter()
+        .skip(skip)
+        .filter(|l| since.is_none_or(|t| l.at >= t))
+        .map(|l| log_line(l, options.timestamps))
+        .collect();
     if let Some(limit) = options.limit_bytes.filter(|n| *n >= 0).map(|n| n as usize) {
         let mut cut = limit.min(text.len());
         while !text.is_char_boundary(cut) {
