@@ -508,3 +508,72 @@ fn the_garbage_collector_deletes_dependents_of_absent_owners_and_drops_only_the_
     c.advance_ms(3_000);
     assert_eq!(live_pods(&mut c), ["kept"]);
 }
+
+const RC: &str = "apiVersion: v1\nkind: ReplicationController\nmetadata:\n  name: frontend\nspec:\n  replicas: 3\n  template:\n    metadata:\n      labels:\n        app: guestbook\n        tier: frontend\n    spec:\n      containers:\n      - name: php-redis\n        image: gcr.io/google_samples/gb-frontend:v5\n";
+
+#[test]
+fn a_replication_controller_keeps_its_pods_like_a_replicaset_and_a_raw_delete_orphans_them() {
+    let mut c = without_worker_kubelets(9);
+    c.stop("kube-scheduler").unwrap();
+    apply(&mut c, RC);
+    c.advance_ms(3_000);
+    // Defaulting copied the template labels into the selector and the RC's own labels.
+    let (out, _) =
+        kubectl(&mut c, "get rc frontend -o jsonpath={.spec.selector.app},{.metadata.labels.tier},{.spec.replicas}");
+    assert_eq!(out, "guestbook,frontend,3");
+    let pods = names(&mut c, "pods");
+    assert_eq!(pods.len(), 3, "{pods:?}");
+    assert!(pods.iter().all(|p| p.starts_with("frontend-")), "{pods:?}");
+    let (owner, _) = kubectl(
+        &mut c,
+        &format!(
+            "get pod {} -o jsonpath={{.metadata.ownerReferences[0].apiVersion}}/{{.metadata.ownerReferences[0].kind}}",
+            pods[0]
+        ),
+    );
+    assert_eq!(owner, "v1/ReplicationController");
+    let (events, _) = kubectl(&mut c, "get events --field-selector involvedObject.kind=ReplicationController -o jsonpath={.items[*].source.component}");
+    assert!(events.split(' ').all(|s| s == "replication-controller") && !events.is_empty(), "{events}");
+    let (table, _) = kubectl(&mut c, "get rc -o wide");
+    assert_eq!(
+        table.lines().next().map(|l| l.split_whitespace().collect::<Vec<_>>()),
+        Some(vec!["NAME", "DESIRED", "CURRENT", "READY", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"])
+    );
+    assert!(table.contains("app=guestbook,tier=frontend"), "{table}");
+
+    // The scale subresource works for it too, and a deleted pod is replaced.
+    let (out, err) = kubectl(&mut c, "scale rc frontend --replicas=1");
+    assert_eq!(out, "replicationcontroller/frontend scaled\n", "{err:?}");
+    c.advance_ms(3_000);
+    assert_eq!(live_pods(&mut c).len(), 1);
+
+    // A delete that names no propagation policy orphans the pods (v1's default for this kind).
+    let survivor = live_pods(&mut c)[0].clone();
+    let pid = c.spawn(Some("kubernetes-admin"), |api| {
+        Box::pin(async move {
+            let req = ApiRequest::new(Credentials::Anonymous, Verb::Delete, lookup("rc").unwrap())
+                .namespace(Some("default"))
+                .name("frontend");
+            i32::from(!matches!(api.call(req).await, Ok(ApiResponse::Object(_))))
+        })
+    });
+    assert_eq!(c.run_until_exit(pid, 30_000).exit, Some(0));
+    c.advance_ms(5_000);
+    assert!(names(&mut c, "rc").is_empty());
+    assert_eq!(live_pods(&mut c), vec![survivor.clone()]);
+    let (refs, _) = kubectl(&mut c, &format!("get pod {survivor} -o jsonpath={{.metadata.ownerReferences}}"));
+    assert_eq!(refs, "", "the orphaned pod has no owner left");
+}
+
+#[test]
+fn kubectl_deletes_a_replication_controller_with_its_pods() {
+    let mut c = without_worker_kubelets(10);
+    c.stop("kube-scheduler").unwrap();
+    apply(&mut c, RC);
+    c.advance_ms(3_000);
+    assert_eq!(names(&mut c, "pods").len(), 3);
+    let (out, _) = kubectl(&mut c, "delete rc frontend");
+    assert_eq!(out, "replicationcontroller \"frontend\" deleted from default namespace\n");
+    c.advance_ms(5_000);
+    assert!(live_pods(&mut c).is_empty());
+}

@@ -20,7 +20,8 @@ import sys
 API_PACKAGES = [
     "admissionregistration/v1", "apps/v1", "authentication/v1", "authorization/v1", "autoscaling/v1",
     "autoscaling/v2", "batch/v1", "certificates/v1", "coordination/v1", "core/v1", "discovery/v1", "events/v1",
-    "flowcontrol/v1", "networking/v1", "node/v1", "policy/v1", "rbac/v1", "scheduling/v1", "storage/v1",
+    "flowcontrol/v1", "networking/v1", "node/v1", "policy/v1", "rbac/v1", "resource/v1", "scheduling/v1",
+    "storage/v1",
 ]
 META = "meta/v1"
 

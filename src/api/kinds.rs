@@ -5,10 +5,13 @@
 use k8s_openapi::api::{
     admissionregistration::v1 as admissionregistration, apps::v1 as apps, authentication::v1 as authentication,
     authorization::v1 as authorization, autoscaling::v2 as autoscaling, batch::v1 as batch,
-    coordination::v1 as coordination, core::v1 as core, discovery::v1 as discovery, networking::v1 as networking,
-    policy::v1 as policy, rbac::v1 as rbac, scheduling::v1 as scheduling, storage::v1 as storage,
+    certificates::v1 as certificates, coordination::v1 as coordination, core::v1 as core, discovery::v1 as discovery,
+    flowcontrol::v1 as flowcontrol, networking::v1 as networking, node::v1 as node, policy::v1 as policy,
+    rbac::v1 as rbac, resource::v1 as resource, scheduling::v1 as scheduling, storage::v1 as storage,
 };
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1 as apiextensions;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1 as apiregistration;
 
 /// Static facts about one REST resource.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -152,6 +155,7 @@ kinds! {
     Eviction(policy::Eviction) = "evictions", "eviction", [], "policy", "v1", namespaced: true, etcd: "evictions", stored: false, all: false;
     ConfigMap(core::ConfigMap) = "configmaps", "configmap", ["cm"], "", "v1", namespaced: true, etcd: "configmaps", stored: true, all: false;
     Endpoints(core::Endpoints) = "endpoints", "endpoints", ["ep"], "", "v1", namespaced: true, etcd: "services/endpoints", stored: true, all: false;
+    ComponentStatus(core::ComponentStatus) = "componentstatuses", "componentstatus", ["cs"], "", "v1", namespaced: false, etcd: "", stored: false, all: false;
     Event(core::Event) = "events", "event", ["ev"], "", "v1", namespaced: true, etcd: "events", stored: true, all: false;
     LimitRange(core::LimitRange) = "limitranges", "limitrange", ["limits"], "", "v1", namespaced: true, etcd: "limitranges", stored: true, all: false;
     Namespace(core::Namespace) = "namespaces", "namespace", ["ns"], "", "v1", namespaced: false, etcd: "namespaces", stored: true, all: false;
@@ -159,6 +163,8 @@ kinds! {
     PersistentVolumeClaim(core::PersistentVolumeClaim) = "persistentvolumeclaims", "persistentvolumeclaim", ["pvc"], "", "v1", namespaced: true, etcd: "persistentvolumeclaims", stored: true, all: false;
     PersistentVolume(core::PersistentVolume) = "persistentvolumes", "persistentvolume", ["pv"], "", "v1", namespaced: false, etcd: "persistentvolumes", stored: true, all: false;
     Pod(core::Pod) = "pods", "pod", ["po"], "", "v1", namespaced: true, etcd: "pods", stored: true, all: true;
+    PodTemplate(core::PodTemplate) = "podtemplates", "podtemplate", [], "", "v1", namespaced: true, etcd: "podtemplates", stored: true, all: false;
+    ReplicationController(core::ReplicationController) = "replicationcontrollers", "replicationcontroller", ["rc"], "", "v1", namespaced: true, etcd: "controllers", stored: true, all: true;
     ResourceQuota(core::ResourceQuota) = "resourcequotas", "resourcequota", ["quota"], "", "v1", namespaced: true, etcd: "resourcequotas", stored: true, all: false;
     Secret(core::Secret) = "secrets", "secret", [], "", "v1", namespaced: true, etcd: "secrets", stored: true, all: false;
     ServiceAccount(core::ServiceAccount) = "serviceaccounts", "serviceaccount", ["sa"], "", "v1", namespaced: true, etcd: "serviceaccounts", stored: true, all: false;
@@ -167,6 +173,8 @@ kinds! {
     ValidatingAdmissionPolicy(admissionregistration::ValidatingAdmissionPolicy) = "validatingadmissionpolicies", "validatingadmissionpolicy", [], "admissionregistration.k8s.io", "v1", namespaced: false, etcd: "validatingadmissionpolicies", stored: true, all: false;
     ValidatingAdmissionPolicyBinding(admissionregistration::ValidatingAdmissionPolicyBinding) = "validatingadmissionpolicybindings", "validatingadmissionpolicybinding", [], "admissionregistration.k8s.io", "v1", namespaced: false, etcd: "validatingadmissionpolicybindings", stored: true, all: false;
     ValidatingWebhookConfiguration(admissionregistration::ValidatingWebhookConfiguration) = "validatingwebhookconfigurations", "validatingwebhookconfiguration", [], "admissionregistration.k8s.io", "v1", namespaced: false, etcd: "validatingwebhookconfigurations", stored: true, all: false;
+    CustomResourceDefinition(apiextensions::CustomResourceDefinition) = "customresourcedefinitions", "customresourcedefinition", ["crd", "crds"], "apiextensions.k8s.io", "v1", namespaced: false, etcd: "apiextensions.k8s.io/customresourcedefinitions", stored: true, all: false;
+    APIService(apiregistration::APIService) = "apiservices", "apiservice", [], "apiregistration.k8s.io", "v1", namespaced: false, etcd: "apiregistration.k8s.io/apiservices", stored: true, all: false;
     ControllerRevision(apps::ControllerRevision) = "controllerrevisions", "controllerrevision", [], "apps", "v1", namespaced: true, etcd: "controllerrevisions", stored: true, all: false;
     DaemonSet(apps::DaemonSet) = "daemonsets", "daemonset", ["ds"], "apps", "v1", namespaced: true, etcd: "daemonsets", stored: true, all: true;
     Deployment(apps::Deployment) = "deployments", "deployment", ["deploy"], "apps", "v1", namespaced: true, etcd: "deployments", stored: true, all: true;
@@ -175,21 +183,40 @@ kinds! {
     HorizontalPodAutoscaler(autoscaling::HorizontalPodAutoscaler) = "horizontalpodautoscalers", "horizontalpodautoscaler", ["hpa"], "autoscaling", "v2", namespaced: true, etcd: "horizontalpodautoscalers", stored: true, all: true;
     CronJob(batch::CronJob) = "cronjobs", "cronjob", ["cj"], "batch", "v1", namespaced: true, etcd: "cronjobs", stored: true, all: true;
     Job(batch::Job) = "jobs", "job", [], "batch", "v1", namespaced: true, etcd: "jobs", stored: true, all: true;
+    CertificateSigningRequest(certificates::CertificateSigningRequest) = "certificatesigningrequests", "certificatesigningrequest", ["csr"], "certificates.k8s.io", "v1", namespaced: false, etcd: "certificatesigningrequests", stored: true, all: false;
     Lease(coordination::Lease) = "leases", "lease", [], "coordination.k8s.io", "v1", namespaced: true, etcd: "leases", stored: true, all: false;
     EventV1(k8s_openapi::api::events::v1::Event) = "events", "event", ["ev"], "events.k8s.io", "v1", namespaced: true, etcd: "events", stored: true, all: false;
     EndpointSlice(discovery::EndpointSlice) = "endpointslices", "endpointslice", [], "discovery.k8s.io", "v1", namespaced: true, etcd: "endpointslices", stored: true, all: false;
+    FlowSchema(flowcontrol::FlowSchema) = "flowschemas", "flowschema", [], "flowcontrol.apiserver.k8s.io", "v1", namespaced: false, etcd: "flowschemas", stored: true, all: false;
+    PriorityLevelConfiguration(flowcontrol::PriorityLevelConfiguration) = "prioritylevelconfigurations", "prioritylevelconfiguration", [], "flowcontrol.apiserver.k8s.io", "v1", namespaced: false, etcd: "prioritylevelconfigurations", stored: true, all: false;
+    IngressClass(networking::IngressClass) = "ingressclasses", "ingressclass", [], "networking.k8s.io", "v1", namespaced: false, etcd: "ingressclasses", stored: true, all: false;
     Ingress(networking::Ingress) = "ingresses", "ingress", ["ing"], "networking.k8s.io", "v1", namespaced: true, etcd: "ingress", stored: true, all: false;
+    IPAddress(networking::IPAddress) = "ipaddresses", "ipaddress", ["ip"], "networking.k8s.io", "v1", namespaced: false, etcd: "ipaddresses", stored: true, all: false;
     NetworkPolicy(networking::NetworkPolicy) = "networkpolicies", "networkpolicy", ["netpol"], "networking.k8s.io", "v1", namespaced: true, etcd: "networkpolicies", stored: true, all: false;
+    ServiceCIDR(networking::ServiceCIDR) = "servicecidrs", "servicecidr", [], "networking.k8s.io", "v1", namespaced: false, etcd: "servicecidrs", stored: true, all: false;
+    RuntimeClass(node::RuntimeClass) = "runtimeclasses", "runtimeclass", [], "node.k8s.io", "v1", namespaced: false, etcd: "runtimeclasses", stored: true, all: false;
     PodDisruptionBudget(policy::PodDisruptionBudget) = "poddisruptionbudgets", "poddisruptionbudget", ["pdb"], "policy", "v1", namespaced: true, etcd: "poddisruptionbudgets", stored: true, all: false;
     ClusterRoleBinding(rbac::ClusterRoleBinding) = "clusterrolebindings", "clusterrolebinding", [], "rbac.authorization.k8s.io", "v1", namespaced: false, etcd: "clusterrolebindings", stored: true, all: false;
     ClusterRole(rbac::ClusterRole) = "clusterroles", "clusterrole", [], "rbac.authorization.k8s.io", "v1", namespaced: false, etcd: "clusterroles", stored: true, all: false;
     RoleBinding(rbac::RoleBinding) = "rolebindings", "rolebinding", [], "rbac.authorization.k8s.io", "v1", namespaced: true, etcd: "rolebindings", stored: true, all: false;
     Role(rbac::Role) = "roles", "role", [], "rbac.authorization.k8s.io", "v1", namespaced: true, etcd: "roles", stored: true, all: false;
+    DeviceClass(resource::DeviceClass) = "deviceclasses", "deviceclass", [], "resource.k8s.io", "v1", namespaced: false, etcd: "deviceclasses", stored: true, all: false;
+    ResourceClaim(resource::ResourceClaim) = "resourceclaims", "resourceclaim", [], "resource.k8s.io", "v1", namespaced: true, etcd: "resourceclaims", stored: true, all: false;
+    ResourceClaimTemplate(resource::ResourceClaimTemplate) = "resourceclaimtemplates", "resourceclaimtemplate", [], "resource.k8s.io", "v1", namespaced: true, etcd: "resourceclaimtemplates", stored: true, all: false;
+    ResourceSlice(resource::ResourceSlice) = "resourceslices", "resourceslice", [], "resource.k8s.io", "v1", namespaced: false, etcd: "resourceslices", stored: true, all: false;
     PriorityClass(scheduling::PriorityClass) = "priorityclasses", "priorityclass", ["pc"], "scheduling.k8s.io", "v1", namespaced: false, etcd: "priorityclasses", stored: true, all: false;
+    CSIDriver(storage::CSIDriver) = "csidrivers", "csidriver", [], "storage.k8s.io", "v1", namespaced: false, etcd: "csidrivers", stored: true, all: false;
+    CSINode(storage::CSINode) = "csinodes", "csinode", [], "storage.k8s.io", "v1", namespaced: false, etcd: "csinodes", stored: true, all: false;
+    CSIStorageCapacity(storage::CSIStorageCapacity) = "csistoragecapacities", "csistoragecapacity", [], "storage.k8s.io", "v1", namespaced: true, etcd: "csistoragecapacities", stored: true, all: false;
     StorageClass(storage::StorageClass) = "storageclasses", "storageclass", ["sc"], "storage.k8s.io", "v1", namespaced: false, etcd: "storageclasses", stored: true, all: false;
+    VolumeAttachment(storage::VolumeAttachment) = "volumeattachments", "volumeattachment", [], "storage.k8s.io", "v1", namespaced: false, etcd: "volumeattachments", stored: true, all: false;
+    VolumeAttributesClass(storage::VolumeAttributesClass) = "volumeattributesclasses", "volumeattributesclass", ["vac"], "storage.k8s.io", "v1", namespaced: false, etcd: "volumeattributesclasses", stored: true, all: false;
     SelfSubjectReview(authentication::SelfSubjectReview) = "selfsubjectreviews", "selfsubjectreview", [], "authentication.k8s.io", "v1", namespaced: false, etcd: "", stored: false, all: false;
+    TokenReview(authentication::TokenReview) = "tokenreviews", "tokenreview", [], "authentication.k8s.io", "v1", namespaced: false, etcd: "", stored: false, all: false;
     SelfSubjectAccessReview(authorization::SelfSubjectAccessReview) = "selfsubjectaccessreviews", "selfsubjectaccessreview", [], "authorization.k8s.io", "v1", namespaced: false, etcd: "", stored: false, all: false;
     SelfSubjectRulesReview(authorization::SelfSubjectRulesReview) = "selfsubjectrulesreviews", "selfsubjectrulesreview", [], "authorization.k8s.io", "v1", namespaced: false, etcd: "", stored: false, all: false;
+    SubjectAccessReview(authorization::SubjectAccessReview) = "subjectaccessreviews", "subjectaccessreview", [], "authorization.k8s.io", "v1", namespaced: false, etcd: "", stored: false, all: false;
+    LocalSubjectAccessReview(authorization::LocalSubjectAccessReview) = "localsubjectaccessreviews", "localsubjectaccessreview", [], "authorization.k8s.io", "v1", namespaced: true, etcd: "", stored: false, all: false;
     // The scale subresource's body (deployments/scale, replicasets/scale, statefulsets/scale); never a resource.
     Scale(k8s_openapi::api::autoscaling::v1::Scale) = "scales", "scale", [], "autoscaling", "v1", namespaced: true, etcd: "", stored: false, all: false;
 }
@@ -242,7 +269,8 @@ impl Object {
     }
 }
 
-/// Finds a resource by any name kubectl accepts: plural, singular, short name, Kind, or `resource.group`.
+/// Finds a resource discovery lists by any name kubectl accepts: plural, singular, short name, Kind, or
+/// `resource.group`.
 pub fn lookup(name: &str) -> Option<&'static ResourceInfo> {
     let lower = name.to_ascii_lowercase();
     let (base, group) = match lower.split_once('.') {
@@ -250,7 +278,7 @@ pub fn lookup(name: &str) -> Option<&'static ResourceInfo> {
         None => (lower.clone(), None),
     };
     RESOURCES.iter().find(|r| {
-        r.stored_or_binding()
+        r.discovered()
             && (r.resource == base
                 || r.singular == base
                 || r.short_names.contains(&base.as_str())
@@ -276,10 +304,6 @@ impl ResourceInfo {
     /// evictions and scales exist only as subresources.
     pub fn discovered(&self) -> bool {
         self.stored || !matches!(self.resource, "evictions" | "scales")
-    }
-
-    fn stored_or_binding(&self) -> bool {
-        self.stored
     }
 }
 
@@ -308,7 +332,9 @@ mod tests {
         assert_eq!(lookup("deploy").map(|r| r.kind), Some(Kind::Deployment));
         assert_eq!(lookup("deployments.apps").map(|r| r.kind), Some(Kind::Deployment));
         assert_eq!(lookup("svc").map(|r| r.kind), Some(Kind::Service));
-        assert_eq!(lookup("bindings"), None);
+        // Create-only resources are found too (a list of them is the server's 405), subresource bodies not.
+        assert_eq!(lookup("bindings").map(|r| r.kind), Some(Kind::Binding));
+        assert_eq!(lookup("scale"), None);
         assert_eq!(lookup("widgets"), None);
         assert_eq!(lookup_kind("apps/v1", "Deployment").map(|r| r.kind), Some(Kind::Deployment));
         assert_eq!(lookup_kind("v1", "Deployment"), None);

@@ -439,11 +439,17 @@ impl Status {
                 seen.push(line);
             }
         }
+        // Details that name neither kind nor object (the reviews') make it `The request is invalid`.
+        let what = if self.kind.is_empty() && self.name.is_empty() {
+            "The request is invalid".to_string()
+        } else {
+            format!("The {} {:?} is invalid", self.kind, self.name)
+        };
         if seen.len() == 1 {
-            format!("The {} {:?} is invalid: {}", self.kind, self.name, seen[0])
+            format!("{what}: {}", seen[0])
         } else {
             let bullets: Vec<String> = seen.iter().map(|l| format!("* {l}")).collect();
-            format!("The {} {:?} is invalid: \n{}", self.kind, self.name, bullets.join("\n"))
+            format!("{what}: \n{}", bullets.join("\n"))
         }
     }
 

@@ -36,7 +36,17 @@ impl Attributes<'_> {
 
 /// Whether `user` may do what `attrs` describes.
 pub fn authorize(user: &UserInfo, attrs: &Attributes, cache: &WatchCache) -> bool {
-    user.in_group("system:masters") || node_authorizer(user, attrs) || rbac_allows(user, attrs, cache)
+    decide(user, attrs, cache).is_some()
+}
+
+/// The authorizer union's decision: `Some(reason)` when allowed, with the reason of the authorizer that
+/// allowed it (empty for the `system:masters` shortcut and the Node authorizer, `RBAC: allowed by …` for
+/// RBAC), as a SubjectAccessReview reports it; `None` when no authorizer allows it.
+pub fn decide(user: &UserInfo, attrs: &Attributes, cache: &WatchCache) -> Option<String> {
+    if user.in_group("system:masters") || node_authorizer(user, attrs) {
+        return Some(String::new());
+    }
+    rbac_allows(user, attrs, cache)
 }
 
 /// The Node authorizer, simplified: a kubelet (`system:node:<name>` in `system:nodes`) may read what its
@@ -65,40 +75,53 @@ fn node_authorizer(user: &UserInfo, attrs: &Attributes) -> bool {
     ) && (attrs.verb != "delete" || attrs.resource == "pods")
 }
 
-fn rbac_allows(user: &UserInfo, attrs: &Attributes, cache: &WatchCache) -> bool {
+/// RBAC's allow reason (`rbac.go` with `ruleAccumulator`'s source description): the first binding that
+/// grants it, its role and the subject that matched.
+fn rbac_allows(user: &UserInfo, attrs: &Attributes, cache: &WatchCache) -> Option<String> {
     for obj in cache.list(Kind::ClusterRoleBinding, None) {
         if let Object::ClusterRoleBinding(b) = obj.as_ref() {
-            if subjects_match(b.subjects.as_deref(), user, None)
-                && role_allows(&b.role_ref.kind, &b.role_ref.name, None, attrs, cache)
-            {
-                return true;
+            if let Some(subject) = matching_subject(b.subjects.as_deref(), user, None) {
+                if role_allows(&b.role_ref.kind, &b.role_ref.name, None, attrs, cache) {
+                    let binding = format!("ClusterRoleBinding {:?}", b.metadata.name.as_deref().unwrap_or(""));
+                    return Some(allowed_by(&binding, &b.role_ref.kind, &b.role_ref.name, &subject));
+                }
             }
         }
     }
-    let Some(ns) = attrs.namespace.filter(|ns| !ns.is_empty()) else {
-        return false;
-    };
+    let ns = attrs.namespace.filter(|ns| !ns.is_empty())?;
     for obj in cache.list(Kind::RoleBinding, Some(ns)) {
         if let Object::RoleBinding(b) = obj.as_ref() {
-            if subjects_match(b.subjects.as_deref(), user, Some(ns))
-                && role_allows(&b.role_ref.kind, &b.role_ref.name, Some(ns), attrs, cache)
-            {
-                return true;
+            if let Some(subject) = matching_subject(b.subjects.as_deref(), user, Some(ns)) {
+                if role_allows(&b.role_ref.kind, &b.role_ref.name, Some(ns), attrs, cache) {
+                    let binding = format!("RoleBinding \"{}/{ns}\"", b.metadata.name.as_deref().unwrap_or(""));
+                    return Some(allowed_by(&binding, &b.role_ref.kind, &b.role_ref.name, &subject));
+                }
             }
         }
     }
-    false
+    None
+}
+
+fn allowed_by(binding: &str, role_kind: &str, role: &str, subject: &str) -> String {
+    format!("RBAC: allowed by {binding} of {role_kind} {role:?} to {subject}")
 }
 
 fn subjects_match(subjects: Option<&[Subject]>, user: &UserInfo, binding_ns: Option<&str>) -> bool {
-    subjects.unwrap_or(&[]).iter().any(|s| match s.kind.as_str() {
-        "User" => s.name == user.name,
-        "Group" => user.in_group(&s.name),
+    matching_subject(subjects, user, binding_ns).is_some()
+}
+
+/// The first subject that names `user`, described as RBAC describes it (`User "alice"`, `Group "dev"`,
+/// `ServiceAccount "name/namespace"`).
+fn matching_subject(subjects: Option<&[Subject]>, user: &UserInfo, binding_ns: Option<&str>) -> Option<String> {
+    subjects.unwrap_or(&[]).iter().find_map(|s| match s.kind.as_str() {
+        "User" if s.name == user.name => Some(format!("User {:?}", s.name)),
+        "Group" if user.in_group(&s.name) => Some(format!("Group {:?}", s.name)),
         "ServiceAccount" => {
             let ns = s.namespace.as_deref().or(binding_ns).unwrap_or("");
-            user.name == format!("system:serviceaccount:{ns}:{}", s.name)
+            (user.name == format!("system:serviceaccount:{ns}:{}", s.name))
+                .then(|| format!("ServiceAccount \"{}/{ns}\"", s.name))
         }
-        _ => false,
+        _ => None,
     })
 }
 

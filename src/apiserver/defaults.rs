@@ -87,6 +87,12 @@ pub fn apply_defaults(obj: &mut Object) {
                 }
             }
         }
+        Object::ReplicationController(rc) => default_replication_controller(rc),
+        Object::PodTemplate(t) => {
+            if let Some(tpl) = t.template.as_mut() {
+                default_pod_template(tpl);
+            }
+        }
         Object::DaemonSet(ds) => default_daemon_set(ds),
         Object::StatefulSet(sts) => default_stateful_set(sts),
         Object::Job(j) => default_job(j),
@@ -441,6 +447,25 @@ fn default_pod_spec(spec: &mut PodSpec) {
     if let Some(r) = spec.resources.as_mut() {
         round_list(&mut r.limits);
         round_list(&mut r.requests);
+    }
+}
+
+/// `SetDefaults_ReplicationController`: a missing selector, and missing labels, are the template's labels;
+/// one replica.
+fn default_replication_controller(rc: &mut k8s_openapi::api::core::v1::ReplicationController) {
+    let spec = rc.spec.get_or_insert_with(Default::default);
+    let template_labels = spec.template.as_ref().and_then(|t| t.metadata.as_ref()).and_then(|m| m.labels.clone());
+    if let Some(labels) = template_labels.filter(|l| !l.is_empty()) {
+        if spec.selector.as_ref().is_none_or(|s| s.is_empty()) {
+            spec.selector = Some(labels.clone());
+        }
+        if rc.metadata.labels.as_ref().is_none_or(|l| l.is_empty()) {
+            rc.metadata.labels = Some(labels);
+        }
+    }
+    set(&mut spec.replicas, 1);
+    if let Some(t) = spec.template.as_mut() {
+        default_pod_template(t);
     }
 }
 

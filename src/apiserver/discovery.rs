@@ -67,6 +67,30 @@ pub(crate) fn body_kind(info: &ResourceInfo, subresource: Option<&str>) -> (Stri
     }
 }
 
+/// The verbs discovery lists for a resource: all of them for a stored one, `get` and `list` for the
+/// computed ComponentStatuses, `create` for the create-only ones (bindings, the reviews).
+pub fn verbs(info: &ResourceInfo) -> &'static [&'static str] {
+    match (info.stored, info.resource) {
+        // Namespaces are deleted one by one (the namespace controller empties each): no deletecollection.
+        (true, "namespaces") => &["create", "delete", "get", "list", "patch", "update", "watch"],
+        (true, _) => &STORED_VERBS,
+        (false, "componentstatuses") => &["get", "list"],
+        (false, _) => &["create"],
+    }
+}
+
+/// The categories a resource belongs to (`kubectl get all`, `kubectl get api-extensions`), as each
+/// registry's `Categories()` gives them.
+pub fn categories(info: &ResourceInfo) -> &'static [&'static str] {
+    match (info.group, info.resource) {
+        _ if info.in_all => &["all"],
+        ("admissionregistration.k8s.io", _)
+        | ("apiextensions.k8s.io", "customresourcedefinitions")
+        | ("apiregistration.k8s.io", "apiservices") => &["api-extensions"],
+        _ => &[],
+    }
+}
+
 /// The resources discovery lists (top-level ones: evictions and scales exist only as subresources).
 pub(crate) fn listed() -> impl Iterator<Item = &'static ResourceInfo> {
     RESOURCES.iter().filter(|r| r.discovered())
@@ -94,19 +118,18 @@ fn resource_list(group: &str, version: &str) -> Value {
     let mut rows: Vec<&ResourceInfo> = listed().filter(|r| r.group == group && r.version == version).collect();
     rows.sort_by_key(|r| r.resource);
     for r in rows {
-        let verbs: Vec<&str> = if r.stored { STORED_VERBS.to_vec() } else { vec!["create"] };
         let mut entry = json!({
             "name": r.resource,
             "singularName": r.singular,
             "namespaced": r.namespaced,
             "kind": r.kind.name(),
-            "verbs": verbs,
+            "verbs": verbs(r),
         });
         if !r.short_names.is_empty() {
             entry["shortNames"] = json!(r.short_names);
         }
-        if r.in_all {
-            entry["categories"] = json!(["all"]);
+        if !categories(r).is_empty() {
+            entry["categories"] = json!(categories(r));
         }
         resources.push(entry);
         for sub in subresources(r) {
@@ -150,18 +173,17 @@ fn gvk(group: &str, version: &str, kind: &str) -> Value {
 
 /// One resource of the aggregated list (`APIResourceDiscovery`).
 fn resource_discovery(r: &ResourceInfo) -> Value {
-    let verbs: Vec<&str> = if r.stored { STORED_VERBS.to_vec() } else { vec!["create"] };
     let mut entry = serde_json::Map::new();
     entry.insert("resource".into(), json!(r.resource));
     entry.insert("responseKind".into(), gvk(r.group, r.version, r.kind.name()));
     entry.insert("scope".into(), json!(if r.namespaced { "Namespaced" } else { "Cluster" }));
     entry.insert("singularResource".into(), json!(r.singular));
-    entry.insert("verbs".into(), json!(verbs));
+    entry.insert("verbs".into(), json!(verbs(r)));
     if !r.short_names.is_empty() {
         entry.insert("shortNames".into(), json!(r.short_names));
     }
-    if r.in_all {
-        entry.insert("categories".into(), json!(["all"]));
+    if !categories(r).is_empty() {
+        entry.insert("categories".into(), json!(categories(r)));
     }
     let subs: Vec<Value> = subresources(r)
         .iter()

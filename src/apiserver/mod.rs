@@ -9,6 +9,7 @@
 //! Watches: etcd (`/registry/` prefix, from its initial list's revision). Writes: etcd transactions.
 //! Counterpart: `cmd/kube-apiserver`, `staging/src/k8s.io/apiserver`.
 
+mod access_review;
 pub mod admission;
 mod aggregator;
 pub mod audit;
@@ -16,6 +17,7 @@ pub mod authn;
 pub mod authz;
 pub mod cache;
 pub mod cel;
+mod component_status;
 pub mod defaults;
 pub mod discovery;
 pub mod etcd_client;
@@ -199,6 +201,15 @@ pub struct ApiServer {
     health_probe: Option<u64>,
     /// When the last probe was sent and how it ended (requests within the rate limit get that answer).
     last_health: Option<(SimTime, Result<(), String>)>,
+    /// kube-scheduler and kube-controller-manager on this host, for the ComponentStatus probes.
+    local_servers: Vec<component_status::LocalServer>,
+    /// ComponentStatus reads waiting for their probes, by survey id.
+    surveys: BTreeMap<u64, component_status::Survey>,
+    /// `/healthz` probes in flight: probe id → (survey, server name, port).
+    probes: BTreeMap<u64, (u64, &'static str, u16)>,
+    /// Surveys waiting for the etcd probe.
+    etcd_surveys: Vec<u64>,
+    next_survey_id: u64,
 }
 
 impl ApiServer {
@@ -239,6 +250,11 @@ impl ApiServer {
             health_waiting: Vec::new(),
             health_probe: None,
             last_health: None,
+            local_servers: Vec::new(),
+            surveys: BTreeMap::new(),
+            probes: BTreeMap::new(),
+            etcd_surveys: Vec::new(),
+            next_survey_id: 1,
         }
     }
 
@@ -363,6 +379,9 @@ impl ApiServer {
         self.health_waiting.clear();
         self.health_probe = None;
         self.last_health = None;
+        self.surveys.clear();
+        self.probes.clear();
+        self.etcd_surveys.clear();
         self.relist(ctx);
         ctx.timer(COMPACTION_INTERVAL_MS, TIMER_COMPACT);
         ctx.timer(BOOKMARK_INTERVAL_MS, TIMER_BOOKMARK);
@@ -497,6 +516,7 @@ impl ApiServer {
             Payload::WatchClosed { watch_id } if self.is_log_stream(from, watch_id) => {
                 self.close_log_stream(ctx, watch_id)
             }
+            Payload::HealthzReply { id, result } => self.on_healthz(ctx, id, result),
             Payload::WatchClosed { watch_id } if self.cache.watcher(watch_id).is_some_and(|w| w.client == from) => {
                 self.cache.remove_watcher(watch_id);
             }
@@ -530,6 +550,11 @@ impl ApiServer {
             return reply_warned(ctx, client, request_id, ApiResponse::Raw { code, body }, Vec::new());
         }
         self.health_waiting.push((client, request_id, path));
+        self.probe_etcd(ctx);
+    }
+
+    /// Starts the etcd probe unless one is in flight; within the rate limit, the last result answers.
+    fn probe_etcd(&mut self, ctx: &mut Ctx) {
         if self.health_probe.is_some() {
             return;
         }
@@ -558,6 +583,7 @@ impl ApiServer {
             let (code, body) = health::answer_when(&health::route(&path), &etcd, self.synced);
             reply_warned(ctx, client, request_id, ApiResponse::Raw { code, body }, Vec::new());
         }
+        self.etcd_surveyed(ctx, &etcd);
     }
 
     /// Sends `txn` to etcd for `pending`; while every member refuses, it waits for the channel instead.
@@ -788,8 +814,14 @@ impl ApiServer {
             Ok(r) => r,
             Err(status) => return self.respond(ctx, client, request_id, ApiResponse::Error(status)),
         };
+        if !req.resource.stored && req.resource.kind == Kind::Binding && req.verb != Verb::Create {
+            return self.respond(ctx, client, request_id, review::not_allowed(&req));
+        }
+        if req.resource.kind == Kind::ComponentStatus {
+            return self.component_status(ctx, client, request_id, &req);
+        }
         if review::is_review(&req) {
-            let response = review::answer(&user, &req, &self.cache);
+            let response = review::answer(&user, &req, &self.cache, &self.authn);
             return self.respond(ctx, client, request_id, response);
         }
         if proxy::is_proxied(&req) {

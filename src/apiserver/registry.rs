@@ -44,6 +44,7 @@ pub fn has_generation(kind: Kind) -> bool {
         Kind::Pod
             | Kind::Deployment
             | Kind::ReplicaSet
+            | Kind::ReplicationController
             | Kind::DaemonSet
             | Kind::StatefulSet
             | Kind::Job
@@ -65,6 +66,7 @@ pub fn has_status_subresource(kind: Kind) -> bool {
             | Kind::Service
             | Kind::Deployment
             | Kind::ReplicaSet
+            | Kind::ReplicationController
             | Kind::DaemonSet
             | Kind::StatefulSet
             | Kind::Job
@@ -317,17 +319,22 @@ pub fn apply_patch_validated(
 
 /// A patch of the `scale` subresource (Deployments, ReplicaSets, StatefulSets): only `spec.replicas` of the
 /// patched Scale reaches the object; other kinds have no such subresource (404).
-/// The `autoscaling/v1` Scale the scale subresource answers with for a Deployment, ReplicaSet or
-/// StatefulSet: the object's metadata (name, namespace, uid, resourceVersion, creationTimestamp), the
+/// The `autoscaling/v1` Scale the scale subresource answers with for a Deployment, ReplicaSet,
+/// StatefulSet or ReplicationController: the object's metadata (name, namespace, uid, resourceVersion, creationTimestamp), the
 /// desired replicas, and the observed replicas with the label selector as a string. None for other kinds.
 pub fn scale_of(obj: &Object) -> Option<Object> {
-    if !matches!(obj.kind(), Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet) {
+    if !matches!(obj.kind(), Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet | Kind::ReplicationController) {
         return None;
     }
     let v = obj.to_json();
     let m = obj.meta();
+    // A ReplicationController's selector is a plain label map.
+    let selector_json = match obj.kind() {
+        Kind::ReplicationController => serde_json::json!({"matchLabels": v["spec"]["selector"]}),
+        _ => v["spec"]["selector"].clone(),
+    };
     let selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> =
-        serde_json::from_value(v["spec"]["selector"].clone()).ok();
+        serde_json::from_value(selector_json).ok();
     let selector = selector.and_then(|s| crate::apiserver::printers::util::selector_string(Some(&s)).ok());
     let meta = serde_json::json!({
         "name": m.name,
@@ -347,7 +354,8 @@ pub fn scale_of(obj: &Object) -> Option<Object> {
 }
 
 pub fn apply_scale(current: &Object, patch: &PatchBody) -> Result<Object, Status> {
-    if !matches!(current.kind(), Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet) {
+    if !matches!(current.kind(), Kind::Deployment | Kind::ReplicaSet | Kind::StatefulSet | Kind::ReplicationController)
+    {
         return Err(Status::no_such_resource());
     }
     let scale;
@@ -439,6 +447,12 @@ pub enum DeletePlan {
 pub fn plan_delete(current: &Object, now: SimTime, grace: Option<i64>, propagation: Option<&str>) -> DeletePlan {
     let mut marked = current.clone();
     let mut finalizers = marked.meta().finalizers.clone().unwrap_or_default();
+    // A ReplicationController left to its default orphans its pods (`rcStrategy.DefaultGarbageCollectionPolicy`
+    // keeps v1's old behaviour); kubectl asks for Background.
+    let propagation = match (propagation, current.kind()) {
+        (None, Kind::ReplicationController) => Some("Orphan"),
+        (p, _) => p,
+    };
     match propagation {
         Some("Foreground") if !finalizers.iter().any(|f| f == "foregroundDeletion") => {
             finalizers.push("foregroundDeletion".into())

@@ -15,23 +15,37 @@ use k8s_openapi::api::authorization::v1::{
 
 use crate::api::{ApiRequest, ApiResponse, Cause, Kind, Object, Status, Verb};
 
-use super::authn::UserInfo;
-use super::authz::{self, Attributes};
+use super::access_review;
+use super::authn::{Authenticator, UserInfo};
+use super::authz;
 use super::cache::WatchCache;
 
 /// Whether a request is for one of the review resources (which have no storage).
 pub fn is_review(req: &ApiRequest) -> bool {
-    matches!(req.resource.kind, Kind::SelfSubjectAccessReview | Kind::SelfSubjectRulesReview | Kind::SelfSubjectReview)
+    matches!(
+        req.resource.kind,
+        Kind::SelfSubjectAccessReview
+            | Kind::SelfSubjectRulesReview
+            | Kind::SelfSubjectReview
+            | Kind::TokenReview
+            | Kind::SubjectAccessReview
+            | Kind::LocalSubjectAccessReview
+    )
+}
+
+/// The 405 of a verb a create-only resource (a review, bindings) has no route for.
+pub fn not_allowed(req: &ApiRequest) -> ApiResponse {
+    ApiResponse::Error(Status::method_not_allowed(format!(
+        "the server does not allow this method on the requested resource ({} {})",
+        req.verb.as_str(),
+        req.resource.qualified()
+    )))
 }
 
 /// Answers a review request for `user`.
-pub fn answer(user: &UserInfo, req: &ApiRequest, cache: &WatchCache) -> ApiResponse {
+pub fn answer(user: &UserInfo, req: &ApiRequest, cache: &WatchCache, authn: &Authenticator) -> ApiResponse {
     if req.verb != Verb::Create {
-        return ApiResponse::Error(Status::method_not_allowed(format!(
-            "the server does not allow this method on the requested resource ({} {})",
-            req.verb.as_str(),
-            req.resource.qualified()
-        )));
+        return not_allowed(req);
     }
     let body = match (&req.body, &req.raw_body) {
         (Some(b), _) => b.clone(),
@@ -49,20 +63,20 @@ pub fn answer(user: &UserInfo, req: &ApiRequest, cache: &WatchCache) -> ApiRespo
         )));
     }
     let answered = match body {
+        Object::TokenReview(review) => match access_review::token_review(review, authn) {
+            Ok(o) => o,
+            Err(status) => return ApiResponse::Error(status),
+        },
+        review @ (Object::SubjectAccessReview(_) | Object::LocalSubjectAccessReview(_)) => {
+            match access_review::subject_access_review(review, req.namespace.as_deref(), cache) {
+                Ok(o) => o,
+                Err(status) => return ApiResponse::Error(status),
+            }
+        }
         Object::SelfSubjectAccessReview(mut review) => {
             let spec = &review.spec;
             let allowed = match (&spec.resource_attributes, &spec.non_resource_attributes) {
-                (Some(ra), None) => {
-                    let attrs = Attributes {
-                        verb: ra.verb.as_deref().unwrap_or(""),
-                        api_group: ra.group.as_deref().unwrap_or(""),
-                        resource: ra.resource.as_deref().unwrap_or(""),
-                        subresource: ra.subresource.as_deref().filter(|s| !s.is_empty()),
-                        name: ra.name.as_deref().filter(|s| !s.is_empty()),
-                        namespace: ra.namespace.as_deref().filter(|s| !s.is_empty()),
-                    };
-                    authz::authorize(user, &attrs, cache)
-                }
+                (Some(ra), None) => authz::authorize(user, &access_review::attributes(ra), cache),
                 (None, Some(nra)) => authz::authorize_non_resource(
                     user,
                     nra.verb.as_deref().unwrap_or(""),

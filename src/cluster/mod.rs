@@ -76,6 +76,12 @@ impl Component {
                 _ => {}
             },
             Component::ApiServer(a) => a.on_message(ctx, from, payload),
+            // Their secure ports answer /healthz whether or not they lead (the process is up).
+            Component::Scheduler(_) | Component::ControllerManager(_) if matches!(payload, Payload::Healthz { .. }) => {
+                if let Payload::Healthz { id } = payload {
+                    ctx.send(from, Payload::HealthzReply { id, result: Ok("ok".into()) });
+                }
+            }
             Component::Scheduler(s) => s.on_message(ctx, payload),
             Component::ControllerManager(m) => m.on_message(ctx, payload),
             Component::Kubelet(k) => k.on_message(ctx, from, payload),
@@ -320,6 +326,10 @@ impl Cluster {
             )));
             if let Component::ApiServer(a) = &mut c.components[c.apiserver.0 as usize] {
                 a.add_kubelet_address(&cfg.node_ip, kubelet);
+                if control_plane {
+                    a.add_local_server("controller-manager", 10257, kcm);
+                    a.add_local_server("scheduler", 10259, scheduler);
+                }
             }
             kubelets.insert(cfg.node_ip.clone(), kubelet);
             c.components[kubelet.0 as usize] = Component::Kubelet(Box::new(Kubelet::new(c.apiserver, containerd, cfg)));
@@ -866,6 +876,8 @@ fn message_class(p: &Payload) -> &'static str {
         Payload::Etcd(_) => "etcd",
         Payload::Cri(_) => "cri",
         Payload::Kubelet(_) => "kubelet",
+        Payload::Healthz { .. } => "request",
+        Payload::HealthzReply { .. } => "response",
         Payload::ConnectionRefused { .. } | Payload::Disconnected { .. } => "network",
     }
 }

@@ -27,6 +27,7 @@ use super::{Controller, Cx};
 const WATCHED: &[Kind] = &[
     Kind::Pod,
     Kind::ReplicaSet,
+    Kind::ReplicationController,
     Kind::Deployment,
     Kind::DaemonSet,
     Kind::StatefulSet,

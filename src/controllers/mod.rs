@@ -211,6 +211,7 @@ impl ControllerManager {
             Box::new(serviceaccount::ServiceAccountController),
             Box::new(deployment::DeploymentController::default()),
             Box::new(replicaset::ReplicaSetController::default()),
+            Box::new(replicaset::ReplicaSetController::new(replicaset::Flavour::ReplicationController)),
             Box::new(garbagecollector::GarbageCollector::default()),
             Box::new(daemonset::DaemonSetController::default()),
             Box::new(job::JobController::default()),

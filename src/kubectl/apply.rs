@@ -237,10 +237,7 @@ pub async fn create(ctx: &Context) -> Result<(), Failure> {
             req.raw_body = Some(doc.value.clone());
             req.params.field_validation = validation;
             match ctx.api.call(req).await? {
-                ApiResponse::Object(o) => {
-                    ctx.println(&format!("{} created", kind_name(&o)));
-                    Ok(())
-                }
+                ApiResponse::Object(o) => common::print_object(ctx, &o.to_json(), "created", common::DryRun::None),
                 ApiResponse::Error(s) => Err(Failure(s.with_source("creating", &source).kubectl_line())),
                 _ => Ok(()),
             }

@@ -95,7 +95,8 @@ pub fn check_output(ctx: &Context) -> Result<(), Failure> {
 /// `deployment.apps/web` for an object's JSON (its `apiVersion`, `kind` and `metadata.name`).
 pub fn name_of(value: &Value) -> String {
     let kind = value["kind"].as_str().unwrap_or("").to_ascii_lowercase();
-    let name = value["metadata"]["name"].as_str().unwrap_or("");
+    // The name printer says `<unknown>` for an object without a name (a review).
+    let name = value["metadata"]["name"].as_str().filter(|n| !n.is_empty()).unwrap_or("<unknown>");
     match value["apiVersion"].as_str().and_then(|v| v.split_once('/')) {
         Some((group, _)) => format!("{kind}.{group}/{name}"),
         None => format!("{kind}/{name}"),

@@ -2,8 +2,6 @@
 
 use std::collections::BTreeSet;
 
-use crate::api::RESOURCES;
-
 use super::{Context, Failure, SERVER};
 
 /// The client and server versions kubeglass reports (v1.34).
@@ -34,23 +32,65 @@ pub async fn cluster_info(ctx: &Context) -> Result<(), Failure> {
     Ok(())
 }
 
+/// `kubectl api-resources`: what discovery lists, grouped by API group (or sorted `--sort-by=name|kind`),
+/// filtered by `--api-group`, `--namespaced`, `--verbs` and `--categories`; `-o wide` adds the verbs and
+/// categories, `-o name` prints `resource.group`.
 pub fn api_resources(ctx: &Context) -> Result<(), Failure> {
+    use crate::apiserver::discovery;
+    let output = ctx.args.get(&["o", "output"]).unwrap_or("");
+    if !matches!(output, "" | "wide" | "name") {
+        return Err(Failure(format!("error: --output {output} is not available")));
+    }
+    let sort_by = ctx.args.get(&["sort-by"]).unwrap_or("");
+    if !matches!(sort_by, "" | "name" | "kind") {
+        return Err(Failure("error: --sort-by accepts only name or kind".to_string()));
+    }
+    let list = |name: &[&str]| -> Vec<String> {
+        ctx.args
+            .get(name)
+            .map(|v| v.split(',').filter(|s| !s.is_empty()).map(str::to_string).collect())
+            .unwrap_or_default()
+    };
+    let (verbs, categories) = (list(&["verbs"]), list(&["categories"]));
+    let group = ctx.args.get(&["api-group"]);
     let namespaced = ctx.args.get(&["namespaced"]);
-    let headers = ["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"].map(str::to_string).to_vec();
-    let mut table = super::printers::table::Table { headers, rows: Vec::new() };
-    let mut rows: Vec<_> = RESOURCES.iter().filter(|r| r.stored).collect();
+    let mut rows: Vec<&crate::api::ResourceInfo> = discovery::listed()
+        .filter(|r| group.is_none_or(|g| g == r.group))
+        .filter(|r| namespaced.is_none_or(|n| (n == "true") == r.namespaced))
+        .filter(|r| verbs.iter().all(|v| discovery::verbs(r).contains(&v.as_str())))
+        .filter(|r| categories.iter().all(|c| discovery::categories(r).contains(&c.as_str())))
+        .collect();
     rows.sort_by_key(|r| (r.group, r.resource));
-    for r in rows {
-        if namespaced.is_some_and(|n| (n == "true") != r.namespaced) {
-            continue;
+    match sort_by {
+        "name" => rows.sort_by_key(|r| r.resource),
+        "kind" => rows.sort_by_key(|r| r.kind.name()),
+        _ => {}
+    }
+    if output == "name" {
+        for r in rows {
+            ctx.println(&r.qualified());
         }
-        table.rows.push(vec![
+        return Ok(());
+    }
+    let mut headers = vec!["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"];
+    if output == "wide" {
+        headers.extend(["VERBS", "CATEGORIES"]);
+    }
+    let headers = headers.into_iter().map(str::to_string).collect();
+    let mut table = super::printers::table::Table { headers, rows: Vec::new() };
+    for r in rows {
+        let mut row = vec![
             r.resource.to_string(),
             r.short_names.join(","),
             r.api_version(),
             r.namespaced.to_string(),
             r.kind.name().to_string(),
-        ]);
+        ];
+        if output == "wide" {
+            row.push(discovery::verbs(r).join(","));
+            row.push(discovery::categories(r).join(","));
+        }
+        table.rows.push(row);
     }
     ctx.api.print(&table.render(ctx.args.has(&["no-headers"])));
     Ok(())

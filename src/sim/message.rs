@@ -57,6 +57,16 @@ pub enum Payload {
     WatchClosed {
         watch_id: u64,
     },
+    /// `GET /healthz` on a control-plane component's secure port (kube-scheduler :10259,
+    /// kube-controller-manager :10257), as the apiserver's ComponentStatus probes send it over loopback.
+    Healthz {
+        id: u64,
+    },
+    /// Its answer: the body (`ok`), or why there was none (`connection refused`).
+    HealthzReply {
+        id: u64,
+        result: Result<String, String>,
+    },
     /// The receiver was not listening: the request with this id fails at once (TCP RST on connect).
     ConnectionRefused {
         request_id: u64,
@@ -97,6 +107,9 @@ impl Payload {
                 CriMessage::Refused { .. } => "connection refused".into(),
             },
             Payload::Kubelet(m) => m.label(),
+            Payload::Healthz { .. } => "GET /healthz".into(),
+            Payload::HealthzReply { result: Ok(body), .. } => format!("200 {body}"),
+            Payload::HealthzReply { result: Err(e), .. } => e.clone(),
             Payload::WatchClosed { .. } => "close watch".into(),
             Payload::WatchEnded { .. } => "watch ended".into(),
             Payload::ConnectionRefused { .. } => "connection refused".into(),
@@ -152,6 +165,9 @@ impl Payload {
                 CriMessage::Request { id, .. } => Some(Payload::Cri(Box::new(CriMessage::Refused { id: *id }))),
                 _ => None,
             },
+            Payload::Healthz { id } => {
+                Some(Payload::HealthzReply { id: *id, result: Err("connect: connection refused".into()) })
+            }
             Payload::Kubelet(m) => match m.as_ref() {
                 KubeletMessage::Request { id, .. } => {
                     Some(Payload::Kubelet(Box::new(KubeletMessage::Refused { id: *id })))
@@ -163,7 +179,7 @@ impl Payload {
     }
 
     pub fn is_request(&self) -> bool {
-        matches!(self, Payload::ApiRequest { .. })
+        matches!(self, Payload::ApiRequest { .. } | Payload::Healthz { .. })
             || matches!(self, Payload::Cri(m) if matches!(m.as_ref(), CriMessage::Request { .. }))
             || matches!(self, Payload::Etcd(m) if m.request_id().is_some())
             || matches!(self, Payload::Kubelet(m) if matches!(m.as_ref(), KubeletMessage::Request { .. }))

@@ -190,10 +190,30 @@ impl<'de> Deserializer<'de> for Probe {
         deserialize_identifier
     );
 
-    /// `IntOrString` asks for anything; inside `RawExtension`/`FieldsV1` this is arbitrary JSON.
+    /// `IntOrString` asks for anything; inside `RawExtension`/`FieldsV1` this is arbitrary JSON. The
+    /// CustomResourceDefinition schema's "X or Y" types ask too, and say which they are: kubectl names them
+    /// by their schema's name; each gets the one sample it accepts that does not recurse (a bool, an empty
+    /// list).
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        self.set(Shape::Leaf("IntOrString"));
-        visitor.visit_str(SAMPLE)
+        let expecting = format!("{}", &visitor as &dyn de::Expected);
+        match expecting.as_str() {
+            "JSONSchemaPropsOrBool" => {
+                self.set(Shape::Leaf("JSONSchemaPropsOrBool"));
+                visitor.visit_bool(true)
+            }
+            "JSONSchemaPropsOrArray" | "JSONSchemaPropsOrStringArray" => {
+                self.set(Shape::Leaf(if expecting == "JSONSchemaPropsOrArray" {
+                    "JSONSchemaPropsOrArray"
+                } else {
+                    "JSONSchemaPropsOrStringArray"
+                }));
+                visitor.visit_seq(One { item: None })
+            }
+            _ => {
+                self.set(Shape::Leaf("IntOrString"));
+                visitor.visit_str(SAMPLE)
+            }
+        }
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {

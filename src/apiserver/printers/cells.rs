@@ -27,18 +27,21 @@ pub struct Col {
     pub is_name: bool,
 }
 
-const fn c(name: &'static str) -> Col {
+pub(super) const fn c(name: &'static str) -> Col {
     Col { name, wide: false, is_name: false }
 }
 
-const fn w(name: &'static str) -> Col {
+pub(super) const fn w(name: &'static str) -> Col {
     Col { name, wide: true, is_name: false }
 }
 
-const NAME: Col = Col { name: "Name", wide: false, is_name: true };
+pub(super) const NAME: Col = Col { name: "Name", wide: false, is_name: true };
 
 /// The columns of `kind`'s table, in order.
 pub fn columns(kind: Kind) -> Vec<Col> {
+    if let Some(columns) = super::infra::columns(kind) {
+        return columns;
+    }
     match kind {
         Kind::Pod => vec![
             NAME,
@@ -190,25 +193,16 @@ pub fn columns(kind: Kind) -> Vec<Col> {
         Kind::ValidatingAdmissionPolicyBinding => {
             vec![NAME, c("PolicyName"), c("ParamRef"), c("Age")]
         }
-        Kind::Binding
-        | Kind::Eviction
-        | Kind::SelfSubjectReview
-        | Kind::SelfSubjectAccessReview
-        | Kind::SelfSubjectRulesReview
-        | Kind::Scale
-        | Kind::LimitRange
-        | Kind::Role
-        | Kind::ClusterRole => {
-            vec![NAME, c("Created At")]
-        }
+        // The default table: LimitRanges, Roles, ClusterRoles, CustomResourceDefinitions, the reviews.
+        _ => vec![NAME, c("Created At")],
     }
 }
 
-fn meta_age(meta: &ObjectMeta, now: SimTime) -> String {
+pub(super) fn meta_age(meta: &ObjectMeta, now: SimTime) -> String {
     age(meta.creation_timestamp.as_ref(), now)
 }
 
-fn name_of(meta: &ObjectMeta) -> String {
+pub(super) fn name_of(meta: &ObjectMeta) -> String {
     meta.name.clone().unwrap_or_default()
 }
 
@@ -221,6 +215,9 @@ fn opt(s: &Option<String>) -> &str {
 pub fn cells(obj: &Object, kind: Kind, now: SimTime) -> Vec<String> {
     if obj.kind() != kind {
         return default_cells(obj.meta());
+    }
+    if let Some(cells) = super::infra::cells(obj, now) {
+        return cells;
     }
     match obj {
         Object::Pod(p) => pod_cells(p, now),
@@ -507,15 +504,7 @@ pub fn cells(obj: &Object, kind: Kind, now: SimTime) -> Vec<String> {
             };
             vec![name_of(&b.metadata), spec.policy_name.clone().unwrap_or_default(), param, meta_age(&b.metadata, now)]
         }
-        Object::Binding(_)
-        | Object::Eviction(_)
-        | Object::SelfSubjectReview(_)
-        | Object::SelfSubjectAccessReview(_)
-        | Object::SelfSubjectRulesReview(_)
-        | Object::Scale(_)
-        | Object::LimitRange(_)
-        | Object::Role(_)
-        | Object::ClusterRole(_) => default_cells(obj.meta()),
+        _ => default_cells(obj.meta()),
     }
 }
 
@@ -536,7 +525,7 @@ fn controller_ref(meta: &ObjectMeta) -> Option<&k8s_openapi::apimachinery::pkg::
 }
 
 /// `layoutContainerCells`: container names and images, comma-joined.
-fn container_cells(spec: Option<&core::PodSpec>) -> (String, String) {
+pub(super) fn container_cells(spec: Option<&core::PodSpec>) -> (String, String) {
     let containers = spec.map(|s| s.containers.as_slice()).unwrap_or(&[]);
     let names = containers.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(",");
     let images = containers.iter().map(|c| c.image.as_deref().unwrap_or("")).collect::<Vec<_>>().join(",");

@@ -6,6 +6,8 @@
 
 mod cells;
 pub mod duration;
+mod infra;
 pub mod util;
 
 pub use cells::{cells, columns, node_roles, Col};
+pub use infra::csr_condition;

@@ -1,5 +1,6 @@
 //! Workloads of the `apps` group (`pkg/apis/apps/validation` and the registry strategies): Deployments,
-//! ReplicaSets, DaemonSets and StatefulSets — selectors that must match the template labels, templates that
+//! ReplicaSets (and the core group's ReplicationControllers, which share their template rules), DaemonSets
+//! and StatefulSets — selectors that must match the template labels, templates that
 //! must restart `Always`, rolling-update parameters, and on update the immutable selector (checked by the
 //! strategies for `apps/v1`) and the StatefulSet spec fields that may not change.
 //!
@@ -9,7 +10,7 @@
 use k8s_openapi::api::apps::v1::{
     DaemonSet, DaemonSetSpec, Deployment, DeploymentSpec, ReplicaSet, ReplicaSetSpec, StatefulSet, StatefulSetSpec,
 };
-use k8s_openapi::api::core::v1::PodTemplateSpec;
+use k8s_openapi::api::core::v1::{PodTemplateSpec, ReplicationController, ReplicationControllerSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde_json::Value;
@@ -134,6 +135,12 @@ fn validate_required_selector(sel: &LabelSelector, kind_word: &str, errs: &mut V
 
 /// `ValidatePodTemplateSpecForReplicaSet` (also used for Deployments).
 fn validate_template_for_replica_set(tpl: &PodTemplateSpec, selector: &Selector, path: &Path) -> Vec<Cause> {
+    validate_replica_template(tpl, selector, path, "ReplicaSet")
+}
+
+/// The template checks of `ValidatePodTemplateSpecForReplicaSet` and `ValidatePodTemplateSpecForRC`, whose
+/// `activeDeadlineSeconds` message names `owner`.
+fn validate_replica_template(tpl: &PodTemplateSpec, selector: &Selector, path: &Path, owner: &str) -> Vec<Cause> {
     let mut errs = Vec::new();
     if !selector.is_empty() && !selector.matches(template_labels(tpl)) {
         errs.push(field::invalid(
@@ -154,7 +161,7 @@ fn validate_template_for_replica_set(tpl: &PodTemplateSpec, selector: &Selector,
     if ads.is_some() {
         errs.push(field::forbidden(
             &path.children(&["spec", "activeDeadlineSeconds"]),
-            "activeDeadlineSeconds in ReplicaSet is not Supported",
+            &format!("activeDeadlineSeconds in {owner} is not Supported"),
         ));
     }
     errs
@@ -279,6 +286,42 @@ pub fn validate_replica_set_update(new: &ReplicaSet, old: &ReplicaSet) -> Vec<Ca
     let old_spec = old.spec.clone().unwrap_or_default();
     errs.extend(validate_replica_set_spec(&new_spec));
     errs.extend(selector_immutable(&new_spec.selector, &old_spec.selector));
+    errs
+}
+
+/// `ValidateReplicationControllerSpec` (core/v1): a map selector that may not be empty, and
+/// `ValidatePodTemplateSpecForRC` on a template that must be there.
+fn validate_replication_controller_spec(spec: &ReplicationControllerSpec) -> Vec<Cause> {
+    let path = Path::new("spec");
+    let mut errs = Vec::new();
+    nonneg(Some(spec.min_ready_seconds.unwrap_or(0)), &path.child("minReadySeconds"), &mut errs);
+    let labels = spec.selector.clone().unwrap_or_default();
+    if labels.is_empty() {
+        errs.push(field::required(&path.child("selector"), ""));
+    }
+    errs.extend(names::validate_labels(Some(&labels), &path.child("selector")));
+    nonneg(Some(spec.replicas.unwrap_or(0)), &path.child("replicas"), &mut errs);
+    let template_path = path.child("template");
+    match &spec.template {
+        None => errs.push(field::required(&template_path, "")),
+        Some(tpl) => {
+            let selector = LabelSelector { match_labels: Some(labels), match_expressions: None };
+            let selector = Selector::from_label_selector(Some(&selector)).unwrap_or(Selector::Requirements(Vec::new()));
+            errs.extend(validate_replica_template(tpl, &selector, &template_path, "ReplicationController"));
+        }
+    }
+    errs
+}
+
+pub fn validate_replication_controller_create(rc: &ReplicationController) -> Vec<Cause> {
+    let mut errs = meta::validate_object_meta(&rc.metadata, true, NameRule::Subdomain);
+    errs.extend(validate_replication_controller_spec(&rc.spec.clone().unwrap_or_default()));
+    errs
+}
+
+pub fn validate_replication_controller_update(new: &ReplicationController, old: &ReplicationController) -> Vec<Cause> {
+    let mut errs = meta::validate_object_meta_update(&new.metadata, &old.metadata);
+    errs.extend(validate_replication_controller_spec(&new.spec.clone().unwrap_or_default()));
     errs
 }
 

@@ -65,6 +65,7 @@ pub fn validate_create(obj: &Object) -> Vec<Cause> {
         Object::Service(s) => service::validate_service_create(s),
         Object::Deployment(d) => apps::validate_deployment_create(d),
         Object::ReplicaSet(r) => apps::validate_replica_set_create(r),
+        Object::ReplicationController(r) => apps::validate_replication_controller_create(r),
         Object::DaemonSet(d) => apps::validate_daemon_set_create(d),
         Object::StatefulSet(s) => apps::validate_stateful_set_create(s),
         Object::Job(j) => batch::validate_job_create(j),
@@ -97,6 +98,9 @@ pub fn validate_update(old: &Object, new: &Object) -> Vec<Cause> {
         (Object::Service(o), Object::Service(n)) => service::validate_service_update(n, o),
         (Object::Deployment(o), Object::Deployment(n)) => apps::validate_deployment_update(n, o),
         (Object::ReplicaSet(o), Object::ReplicaSet(n)) => apps::validate_replica_set_update(n, o),
+        (Object::ReplicationController(o), Object::ReplicationController(n)) => {
+            apps::validate_replication_controller_update(n, o)
+        }
         (Object::DaemonSet(o), Object::DaemonSet(n)) => apps::validate_daemon_set_update(n, o),
         (Object::StatefulSet(o), Object::StatefulSet(n)) => apps::validate_stateful_set_update(n, o),
         (Object::Job(o), Object::Job(n)) => batch::validate_job_update(n, o),

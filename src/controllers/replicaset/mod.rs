@@ -4,6 +4,9 @@
 //! ReplicaSet status, Events `SuccessfulCreate`/`SuccessfulDelete`/`FailedCreate`/`FailedDelete`.
 //! Counterpart: `pkg/controller/replicaset/replica_set.go`, `pkg/controller/controller_utils.go`.
 //!
+//! The same loop, in its [`Flavour::ReplicationController`] flavour, is the replication manager: it watches
+//! ReplicationControllers and Pods and writes the same things for them (`pkg/controller/replication`).
+//!
 //! Like the real loop it creates in slow-start batches (1, 2, 4, … up to what is missing, the next batch only
 //! once the previous one succeeded) and keeps per-ReplicaSet expectations, so it neither double-creates nor
 //! double-deletes while its own requests and their watch events are in flight. The surplus it deletes is
@@ -28,7 +31,9 @@ use crate::sim::SimTime;
 
 use super::{Controller, Cx};
 
+mod flavour;
 mod tally;
+pub use flavour::Flavour;
 use tally::{Basis, Counts, Tally};
 
 /// The largest batch the slow start grows to (the real `burstReplicas`).
@@ -149,6 +154,8 @@ enum Op {
 
 #[derive(Debug, Default)]
 pub struct ReplicaSetController {
+    /// ReplicaSets, or the core group's ReplicationControllers.
+    flavour: Flavour,
     expectations: BTreeMap<String, Expectations>,
     /// Pod uids whose deletion this controller asked for and has not yet seen.
     deleting: BTreeMap<String, BTreeSet<String>>,
@@ -175,6 +182,11 @@ pub struct ReplicaSetController {
 }
 
 impl ReplicaSetController {
+    /// The loop for `flavour`'s kind.
+    pub fn new(flavour: Flavour) -> ReplicaSetController {
+        ReplicaSetController { flavour, ..ReplicaSetController::default() }
+    }
+
     fn tag(&mut self, op: Op) -> u64 {
         self.next += 1;
         self.pending.insert(self.next, op);
@@ -256,27 +268,27 @@ impl ReplicaSetController {
     }
 
     /// The ReplicaSets in the pod's namespace that control it or whose selector matches it.
-    fn rs_keys_for_pod(pod: &Pod, cx: &Cx) -> Vec<String> {
+    fn rs_keys_for_pod(&self, pod: &Pod, cx: &Cx) -> Vec<String> {
         let ns = pod.metadata.namespace.clone().unwrap_or_default();
         if let Some(r) = controller_ref(&pod.metadata) {
-            if r.kind == "ReplicaSet" {
+            if r.kind == self.flavour.kind_name() && r.api_version == self.flavour.api_version() {
                 return vec![format!("{ns}/{}", r.name)];
             }
             return vec![];
         }
-        cx.cached_in(Kind::ReplicaSet, &ns)
+        cx.cached_in(self.flavour.kind(), &ns)
             .iter()
-            .filter_map(|o| match o.as_ref() {
-                Object::ReplicaSet(rs) => {
-                    selector_of(rs).filter(|s| s.matches(pod.metadata.labels.as_ref())).map(|_| o.ns_name())
-                }
-                _ => None,
+            .filter_map(|o| {
+                let rs = self.flavour.view(o)?;
+                selector_of(&rs).filter(|s| s.matches(pod.metadata.labels.as_ref())).map(|_| o.ns_name())
             })
             .collect()
     }
 
     fn observe_pod(&mut self, pod: &Pod, cx: &Cx, added: bool) {
-        let Some(r) = controller_ref(&pod.metadata).filter(|r| r.kind == "ReplicaSet") else { return };
+        let mine =
+            |r: &&OwnerReference| r.kind == self.flavour.kind_name() && r.api_version == self.flavour.api_version();
+        let Some(r) = controller_ref(&pod.metadata).filter(mine) else { return };
         let key = format!("{}/{}", pod.metadata.namespace.as_deref().unwrap_or(""), r.name);
         let uid = pod.metadata.uid.clone().unwrap_or_default();
         if added {
@@ -296,7 +308,7 @@ impl ReplicaSetController {
     }
 
     fn sync(&mut self, key: &str, cx: &mut Cx) {
-        let Some(obj) = cx.get(Kind::ReplicaSet, key) else {
+        let Some(obj) = cx.get(self.flavour.kind(), key) else {
             self.expectations.remove(key);
             self.deleting.remove(key);
             self.batch.remove(key);
@@ -305,7 +317,8 @@ impl ReplicaSetController {
             self.failure.remove(key);
             return;
         };
-        let Object::ReplicaSet(rs) = obj.as_ref() else { return };
+        let Some(rs) = self.flavour.view(&obj) else { return };
+        let rs: &ReplicaSet = &rs;
         let ns = rs.metadata.namespace.clone().unwrap_or_default();
         let uid = rs.metadata.uid.clone().unwrap_or_default();
         let Some(selector) = selector_of(rs) else { return };
@@ -339,8 +352,8 @@ impl ReplicaSetController {
             let mut adopting = pod.clone();
             adopting.metadata.owner_references.get_or_insert_with(Vec::new).push(owner_ref_to(
                 &rs.metadata,
-                "apps/v1",
-                "ReplicaSet",
+                self.flavour.api_version(),
+                self.flavour.kind_name(),
             ));
             let tag = self.tag(Op::Claim { rs: key.to_string() });
             cx.update(Object::Pod(adopting.clone()), tag);
@@ -371,7 +384,7 @@ impl ReplicaSetController {
                 self.batch.insert(key.to_string(), batch * 2);
                 self.expectations.insert(key.to_string(), Expectations { adds: n, dels: 0 });
                 for _ in 0..n {
-                    let pod = pod_from_template(rs);
+                    let pod = pod_from_template(rs, self.flavour);
                     let tag = self.tag(Op::Create { rs: key.to_string() });
                     cx.create(Object::Pod(Box::new(pod)), tag);
                 }
@@ -407,10 +420,10 @@ impl ReplicaSetController {
                 }
             }
         }
-        self.update_status(rs, counts, cx);
+        self.update_status(&obj, rs, counts, cx);
     }
 
-    fn update_status(&mut self, rs: &ReplicaSet, counts: Counts, cx: &mut Cx) {
+    fn update_status(&mut self, obj: &Object, rs: &ReplicaSet, counts: Counts, cx: &mut Cx) {
         let [fully, ready, available] = [counts.fully_labeled, counts.ready, counts.available].map(|n| n as i32);
         if let Some(next) = counts.next_available {
             // Look again when the next ready pod has been ready for minReadySeconds.
@@ -449,10 +462,8 @@ impl ReplicaSetController {
         }
         status.conditions = (!conditions.is_empty()).then_some(conditions);
         if status != old {
-            let mut updated = rs.clone();
-            updated.status = Some(status);
             let tag = self.tag(Op::Status);
-            cx.update_status(Object::ReplicaSet(Box::new(updated)), tag);
+            cx.update_status(self.flavour.with_status(obj, status), tag);
         }
     }
 }
@@ -462,7 +473,7 @@ fn pod_key(pod: &Pod) -> String {
 }
 
 /// A pod from the ReplicaSet's template, as `GetPodFromTemplate` builds it.
-fn pod_from_template(rs: &ReplicaSet) -> Pod {
+fn pod_from_template(rs: &ReplicaSet, flavour: Flavour) -> Pod {
     let template = rs.spec.as_ref().and_then(|s| s.template.clone()).unwrap_or_default();
     let tmeta = template.metadata.unwrap_or_default();
     Pod {
@@ -472,7 +483,7 @@ fn pod_from_template(rs: &ReplicaSet) -> Pod {
             labels: tmeta.labels,
             annotations: tmeta.annotations,
             finalizers: tmeta.finalizers,
-            owner_references: Some(vec![owner_ref_to(&rs.metadata, "apps/v1", "ReplicaSet")]),
+            owner_references: Some(vec![owner_ref_to(&rs.metadata, flavour.api_version(), flavour.kind_name())]),
             ..ObjectMeta::default()
         },
         spec: template.spec,
@@ -482,16 +493,16 @@ fn pod_from_template(rs: &ReplicaSet) -> Pod {
 
 impl Controller for ReplicaSetController {
     fn name(&self) -> &'static str {
-        "replicaset-controller"
+        self.flavour.component()
     }
 
     fn kinds(&self) -> &'static [Kind] {
-        &[Kind::ReplicaSet, Kind::Pod]
+        self.flavour.watched()
     }
 
     /// A restarted controller-manager starts from nothing: expectations, queue and timers lived in its memory.
     fn on_start(&mut self) {
-        *self = ReplicaSetController::default();
+        *self = ReplicaSetController::new(self.flavour);
     }
 
     fn on_synced(&mut self, cx: &mut Cx) {
@@ -501,15 +512,17 @@ impl Controller for ReplicaSetController {
         for p in cx.list(Kind::Pod) {
             self.index_pod(&p, true);
         }
-        for rs in cx.list(Kind::ReplicaSet) {
+        for rs in cx.list(self.flavour.kind()) {
             self.sync(&rs.ns_name(), cx);
         }
     }
 
     fn on_change(&mut self, kind: Kind, change: &Change, cx: &mut Cx) {
         match (kind, change) {
-            (Kind::ReplicaSet, Change::Added(o) | Change::Modified { new: o, .. }) => self.sync(&o.ns_name(), cx),
-            (Kind::ReplicaSet, Change::Deleted(o)) => {
+            (k, Change::Added(o) | Change::Modified { new: o, .. }) if k == self.flavour.kind() => {
+                self.sync(&o.ns_name(), cx)
+            }
+            (k, Change::Deleted(o)) if k == self.flavour.kind() => {
                 if let Some(uid) = o.meta().uid.as_deref() {
                     self.tallies.remove(uid);
                 }
@@ -520,7 +533,7 @@ impl Controller for ReplicaSetController {
                 self.index_pod(o, added);
                 if let Object::Pod(p) = o.as_ref() {
                     self.observe_pod(p, cx, added);
-                    for key in Self::rs_keys_for_pod(p, cx) {
+                    for key in self.rs_keys_for_pod(p, cx) {
                         self.enqueue(key, cx);
                     }
                 }
@@ -530,8 +543,8 @@ impl Controller for ReplicaSetController {
                 self.index_pod(new, true);
                 let (Object::Pod(o), Object::Pod(n)) = (old.as_ref(), new.as_ref()) else { return };
                 self.observe_pod(n, cx, false);
-                let mut keys: BTreeSet<String> = Self::rs_keys_for_pod(n, cx).into_iter().collect();
-                keys.extend(Self::rs_keys_for_pod(o, cx));
+                let mut keys: BTreeSet<String> = self.rs_keys_for_pod(n, cx).into_iter().collect();
+                keys.extend(self.rs_keys_for_pod(o, cx));
                 for key in keys {
                     self.enqueue(key, cx);
                 }
@@ -556,7 +569,7 @@ impl Controller for ReplicaSetController {
         };
         match op {
             Op::Create { rs } => {
-                let Some(owner) = cx.get(Kind::ReplicaSet, &rs) else { return };
+                let Some(owner) = cx.get(self.flavour.kind(), &rs) else { return };
                 match (error, result) {
                     (None, Ok(ApiResponse::Object(pod))) => {
                         self.backoff.remove(&rs);
@@ -580,7 +593,7 @@ impl Controller for ReplicaSetController {
                 self.sync(&rs, cx);
             }
             Op::Delete { rs, pod, uid } => {
-                let owner = cx.get(Kind::ReplicaSet, &rs);
+                let owner = cx.get(self.flavour.kind(), &rs);
                 match error {
                     None => {
                         if let Some(owner) = owner {
