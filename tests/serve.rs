@@ -602,6 +602,11 @@ fn the_real_kubectl_prints_what_the_simulated_one_prints() {
         "get cs nope",
         "get subjectaccessreviews",
         "get bindings",
+        "get apiservices",
+        "get apiservice v1. -o yaml",
+        "get flowschemas",
+        "get prioritylevelconfigurations",
+        "get servicecidrs",
     ];
     for line in lines {
         let args: Vec<&str> = line.split_whitespace().collect();
@@ -733,4 +738,26 @@ fn the_real_kubectl_explains_and_validates_from_the_served_openapi() {
     let (out, _, _) =
         s.kubectl(&["get", "deploy", "web", "-o", "jsonpath={.spec.template.spec.containers[*].image}"], None);
     assert_eq!(out, "nginx:1.28");
+}
+
+#[test]
+fn the_real_kubectl_files_and_approves_a_certificate_signing_request() {
+    let s = Served::start(&[]);
+    let manifest = crate::certificates::csr("alice", "");
+    let (out, err, code) = s.kubectl(&["apply", "-f", "-"], Some(&manifest));
+    assert_eq!((out.as_str(), code), ("certificatesigningrequest.certificates.k8s.io/alice created\n", 0), "{err}");
+    let (out, _, _) = s.kubectl(&["get", "csr", "alice", "-o", "jsonpath={.spec.username} {.spec.signerName}"], None);
+    assert_eq!(out, "kubernetes-admin kubernetes.io/kube-apiserver-client");
+    for _ in 0..2 {
+        let (out, err, code) = s.kubectl(&["certificate", "approve", "alice"], None);
+        assert_eq!(
+            (out.as_str(), code),
+            ("certificatesigningrequest.certificates.k8s.io/alice approved\n", 0),
+            "{err}"
+        );
+    }
+    let (out, _, _) = s.kubectl(&["get", "csr", "alice", "-o", "jsonpath={.status.conditions[*].reason}"], None);
+    assert_eq!(out, "KubectlApprove");
+    let (_, err, code) = s.kubectl(&["certificate", "deny", "alice"], None);
+    assert_eq!((err.as_str(), code), ("error: certificate signing request \"alice\" is already Approved\n", 1));
 }

@@ -3,6 +3,7 @@
 mod admission;
 mod apiserver_path;
 mod autoscaling;
+mod certificates;
 mod check;
 mod cloud;
 mod component_status;

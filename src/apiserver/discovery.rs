@@ -46,7 +46,18 @@ fn subresources(info: &ResourceInfo) -> Vec<Sub> {
         ("", "namespaces") => {
             vec![Sub { name: "finalize", kind: None, verbs: &["update"] }, STATUS]
         }
-        ("apps", "deployments" | "replicasets" | "statefulsets") => vec![SCALE, STATUS],
+        ("certificates.k8s.io", "certificatesigningrequests") => {
+            vec![Sub { name: "approval", kind: None, verbs: &["get", "patch", "update"] }, STATUS]
+        }
+        ("apps", "deployments" | "replicasets" | "statefulsets") | ("", "replicationcontrollers") => {
+            vec![SCALE, STATUS]
+        }
+        ("apiregistration.k8s.io", "apiservices")
+        | ("apiextensions.k8s.io", "customresourcedefinitions")
+        | ("flowcontrol.apiserver.k8s.io", _)
+        | ("networking.k8s.io", "servicecidrs")
+        | ("storage.k8s.io", "volumeattachments")
+        | ("resource.k8s.io", "resourceclaims") => vec![STATUS],
         ("apps", "daemonsets")
         | ("batch", _)
         | ("autoscaling", _)

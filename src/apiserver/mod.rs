@@ -17,6 +17,7 @@ pub mod authn;
 pub mod authz;
 pub mod cache;
 pub mod cel;
+pub(crate) mod certificates;
 mod component_status;
 pub mod defaults;
 pub mod discovery;
@@ -1147,7 +1148,19 @@ impl ApiServer {
                         return Err(Status::stale_object(&qualified, &name));
                     }
                 }
-                let mut new = registry::prepare_update(&current, new, req.subresource.as_deref())?;
+                let mut new = match req.subresource.as_deref() {
+                    Some("approval") => certificates::prepare_approval(&current, new, now)?,
+                    sub => registry::prepare_update(&current, new, sub)?,
+                };
+                if let (Object::CertificateSigningRequest(old), Object::CertificateSigningRequest(next)) =
+                    (current.as_ref(), &new)
+                {
+                    let approval = req.subresource.as_deref() == Some("approval");
+                    let causes = certificates::validate_update(old, next, approval);
+                    if !causes.is_empty() {
+                        return Err(Status::invalid(&info.group_kind(), info.kind.name(), &name, causes));
+                    }
+                }
                 if req.subresource.is_none() {
                     defaults::apply_defaults(&mut new);
                     let causes = validation::validate_update(&current, &new);
@@ -1323,6 +1336,9 @@ impl ApiServer {
         admission::mutate(&adm, &mut obj, &self.cache)?;
         // BeforeCreate: the strategy's PrepareForCreate and the system fields, then the allocators, then validation.
         registry::prepare_create(&mut obj, now, &mut self.rng);
+        if let Object::CertificateSigningRequest(csr) = &mut obj {
+            certificates::prepare_for_create(csr, user);
+        }
         if let Object::Job(job) = &mut obj {
             validation::batch::generate_selector(job);
         }

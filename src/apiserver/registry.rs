@@ -78,6 +78,14 @@ pub fn has_status_subresource(kind: Kind) -> bool {
             | Kind::PodDisruptionBudget
             | Kind::Ingress
             | Kind::ValidatingAdmissionPolicy
+            | Kind::CertificateSigningRequest
+            | Kind::APIService
+            | Kind::CustomResourceDefinition
+            | Kind::FlowSchema
+            | Kind::PriorityLevelConfiguration
+            | Kind::ServiceCIDR
+            | Kind::VolumeAttachment
+            | Kind::ResourceClaim
     )
 }
 

@@ -127,6 +127,7 @@ pub fn start_install(cluster: &mut Cluster) -> Install {
     let mut docs: Vec<Value> = parse_documents(MANIFESTS, "bootstrap.yaml")
         .map(|d| d.into_iter().map(|d| d.value).collect())
         .unwrap_or_default();
+    docs.extend(api_services());
     if cluster.config.cloud {
         let cloud = parse_documents(CLOUD_MANIFESTS, "bootstrap.yaml").map(|d| d.into_iter().map(|d| d.value));
         docs.extend(cloud.into_iter().flatten());
@@ -137,6 +138,68 @@ pub fn start_install(cluster: &mut Cluster) -> Install {
     }
     let pid = cluster.spawn(Some(super::SUPER_ADMIN), move |api| Box::pin(create_all(api, docs)));
     Install::creating(pid, cluster.now().plus_ms(INSTALL_LIMIT_MS))
+}
+
+/// The aggregator's priority of each served group-version (`groupPriorityMinimum`, `versionPriority`), as
+/// kube-apiserver's `apiVersionPriorities` and the generic control plane's defaults give them.
+const API_SERVICE_PRIORITIES: &[(&str, &str, u32, u32)] = &[
+    ("", "v1", 18000, 1),
+    ("apps", "v1", 17800, 15),
+    ("events.k8s.io", "v1", 17750, 15),
+    ("authentication.k8s.io", "v1", 17700, 15),
+    ("authorization.k8s.io", "v1", 17600, 15),
+    ("autoscaling", "v1", 17500, 15),
+    ("autoscaling", "v2", 17500, 30),
+    ("batch", "v1", 17400, 15),
+    ("certificates.k8s.io", "v1", 17300, 15),
+    ("networking.k8s.io", "v1", 17200, 15),
+    ("policy", "v1", 17100, 15),
+    ("rbac.authorization.k8s.io", "v1", 17000, 15),
+    ("storage.k8s.io", "v1", 16800, 15),
+    ("apiextensions.k8s.io", "v1", 16700, 15),
+    ("admissionregistration.k8s.io", "v1", 16700, 15),
+    ("scheduling.k8s.io", "v1", 16600, 15),
+    ("coordination.k8s.io", "v1", 16500, 15),
+    ("node.k8s.io", "v1", 16300, 15),
+    ("discovery.k8s.io", "v1", 16200, 15),
+    ("resource.k8s.io", "v1", 16200, 15),
+    ("flowcontrol.apiserver.k8s.io", "v1", 16100, 21),
+];
+
+/// The local APIServices the aggregator's autoregister controller keeps, one per group-version the
+/// apiserver serves (`v1.` for the core group; the aggregator's own apiregistration.k8s.io has none), each
+/// Available because it is local.
+fn api_services() -> Vec<Value> {
+    let mut served: Vec<(&str, &str)> = vec![("", "v1")];
+    served.extend(crate::apiserver::discovery::groups());
+    served
+        .into_iter()
+        .filter(|(group, _)| *group != "apiregistration.k8s.io")
+        .filter_map(|(group, version)| {
+            let &(_, _, group_min, version_priority) =
+                API_SERVICE_PRIORITIES.iter().find(|(g, v, _, _)| *g == group && *v == version)?;
+            Some(json!({
+                "apiVersion": "apiregistration.k8s.io/v1",
+                "kind": "APIService",
+                "metadata": {
+                    "name": format!("{version}.{group}"),
+                    "labels": {"kube-aggregator.kubernetes.io/automanaged": "onstart"},
+                },
+                "spec": {
+                    "group": group,
+                    "version": version,
+                    "groupPriorityMinimum": group_min,
+                    "versionPriority": version_priority,
+                },
+                "status": {"conditions": [{
+                    "type": "Available",
+                    "status": "True",
+                    "reason": "Local",
+                    "message": "Local APIServices are always available",
+                }]},
+            }))
+        })
+        .collect()
 }
 
 /// When the install hands the cluster over at the latest, counted from the moment kubeadm's objects exist:
@@ -197,7 +260,14 @@ async fn create_all(api: Api, docs: Vec<Value>) -> i32 {
                 continue;
             }
         };
-        if let Some(status) = status {
+        if let Some(mut status) = status {
+            // The conditions' transitions happened as the object appeared.
+            let created_at = created.meta().creation_timestamp.as_ref().and_then(|t| serde_json::to_value(t).ok());
+            for c in status["conditions"].as_array_mut().into_iter().flatten() {
+                if c.get("lastTransitionTime").is_none() {
+                    c["lastTransitionTime"] = created_at.clone().unwrap_or(Value::Null);
+                }
+            }
             let mut json = created.to_json();
             json["status"] = status;
             let Ok(obj) = Object::from_json_as(info.kind, json) else { continue };

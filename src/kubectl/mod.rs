@@ -6,6 +6,7 @@ pub mod apply;
 pub mod args;
 pub mod auth;
 pub mod autoscale;
+mod certificate;
 pub mod common;
 pub mod complete;
 pub mod config;
@@ -144,6 +145,7 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
         "wait" => wait::wait(&ctx).await,
         "config" => config::config(&ctx),
         "auth" => auth::auth(&ctx).await,
+        "certificate" => certificate::certificate(&ctx).await,
         "explain" => explain::explain(&ctx),
         "version" => info::version(&ctx).await,
         "cluster-info" => info::cluster_info(&ctx).await,

@@ -65,6 +65,20 @@ pub fn columns(kind: Kind) -> Option<Vec<Col>> {
     })
 }
 
+/// The order a list's rows print in: FlowSchemas by matching precedence, then name, as `printFlowSchemaList`
+/// sorts them (the order they are matched in); every other kind as listed.
+pub fn row_order(objects: &[std::sync::Arc<Object>]) -> Vec<&std::sync::Arc<Object>> {
+    let mut rows: Vec<&std::sync::Arc<Object>> = objects.iter().collect();
+    if rows.iter().all(|o| matches!(o.as_ref(), Object::FlowSchema(_))) {
+        let precedence = |o: &Object| match o {
+            Object::FlowSchema(fs) => fs.spec.as_ref().and_then(|s| s.matching_precedence).unwrap_or(0),
+            _ => 0,
+        };
+        rows.sort_by(|a, b| precedence(a).cmp(&precedence(b)).then_with(|| a.name().cmp(b.name())));
+    }
+    rows
+}
+
 /// One row's cells, for the kinds this module prints.
 pub fn cells(obj: &Object, now: SimTime) -> Option<Vec<String>> {
     let age = meta_age(obj.meta(), now);

@@ -10,4 +10,4 @@ mod infra;
 pub mod util;
 
 pub use cells::{cells, columns, node_roles, Col};
-pub use infra::csr_condition;
+pub use infra::{csr_condition, row_order};

@@ -38,12 +38,30 @@ pub fn name_rule(kind: Kind) -> NameRule {
         Kind::Namespace | Kind::StatefulSet => NameRule::Label,
         Kind::Service => NameRule::Dns1035,
         Kind::Role | Kind::ClusterRole | Kind::RoleBinding | Kind::ClusterRoleBinding => NameRule::PathSegment,
+        // `v1.` names the core group's APIService; CSRs may be called anything a path allows.
+        Kind::APIService | Kind::CertificateSigningRequest => NameRule::PathSegment,
         _ => NameRule::Subdomain,
     }
 }
 
 fn generic_meta(obj: &Object) -> Vec<Cause> {
     meta::validate_object_meta(obj.meta(), obj.info().namespaced, name_rule(obj.kind()))
+}
+
+/// kube-aggregator's `ValidateAPIService`, its naming part: an APIService is called `version.group`.
+fn validate_api_service(a: &k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService) -> Vec<Cause> {
+    let mut errs = meta::validate_object_meta(&a.metadata, false, NameRule::PathSegment);
+    let spec = a.spec.clone().unwrap_or_default();
+    let required = format!("{}.{}", spec.version.unwrap_or_default(), spec.group.unwrap_or_default());
+    let name = a.metadata.name.clone().unwrap_or_default();
+    if name != required {
+        errs.push(field::invalid(
+            &Path::new("metadata").child("name"),
+            &field::quote(&name),
+            &format!("must be `spec.version+\".\"+spec.group`: {required:?}"),
+        ));
+    }
+    errs
 }
 
 fn validate_binding(b: &k8s_openapi::api::core::v1::Binding) -> Vec<Cause> {
@@ -85,6 +103,8 @@ pub fn validate_create(obj: &Object) -> Vec<Cause> {
         Object::RoleBinding(b) => rbac::validate_role_binding(b),
         Object::ClusterRoleBinding(b) => rbac::validate_cluster_role_binding(b),
         Object::Binding(b) => validate_binding(b),
+        Object::APIService(a) => validate_api_service(a),
+        Object::CertificateSigningRequest(c) => crate::apiserver::certificates::validate_create(c),
         Object::ValidatingAdmissionPolicy(p) => admissionregistration::validate_policy(p),
         Object::ValidatingAdmissionPolicyBinding(b) => admissionregistration::validate_binding(b),
         other => generic_meta(other),
