@@ -277,6 +277,14 @@ pub fn lookup(name: &str) -> Option<&'static ResourceInfo> {
         Some((b, g)) => (b.to_string(), Some(g.to_string())),
         None => (lower.clone(), None),
     };
+    // `deployments.v1.apps`: resource.version.group.
+    if let Some((version, g)) = group.as_deref().and_then(|g| g.split_once('.')) {
+        let found =
+            RESOURCES.iter().find(|r| r.discovered() && r.resource == base && r.version == version && (r.group == g));
+        if found.is_some() {
+            return found;
+        }
+    }
     RESOURCES.iter().find(|r| {
         r.discovered()
             && (r.resource == base
@@ -331,6 +339,8 @@ mod tests {
         }
         assert_eq!(lookup("deploy").map(|r| r.kind), Some(Kind::Deployment));
         assert_eq!(lookup("deployments.apps").map(|r| r.kind), Some(Kind::Deployment));
+        assert_eq!(lookup("deployments.v1.apps").map(|r| r.kind), Some(Kind::Deployment));
+        assert_eq!(lookup("deployments.v2.apps"), None);
         assert_eq!(lookup("svc").map(|r| r.kind), Some(Kind::Service));
         // Create-only resources are found too (a list of them is the server's 405), subresource bodies not.
         assert_eq!(lookup("bindings").map(|r| r.kind), Some(Kind::Binding));

@@ -1649,14 +1649,8 @@ fn selectors(req: &ApiRequest) -> Result<(LabelSelector, FieldSelector), Status>
         Some(s) => FieldSelector::parse(s).map_err(Status::bad_request)?,
         None => FieldSelector::default(),
     };
-    if let Err(e) = fields.check_supported(req.resource.kind) {
-        let ls = req.params.label_selector.clone().unwrap_or_default();
-        let fs = req.params.field_selector.clone().unwrap_or_default();
-        let gvr = format!("{}/{}, Resource={}", req.resource.group, req.resource.version, req.resource.resource);
-        return Err(Status::bad_request(format!(
-            "Unable to find {gvr:?} that match label selector {ls:?}, field selector {fs:?}: {e}"
-        )));
-    }
+    // The field label conversion's error, as is (kubectl names the resource and selectors around it).
+    fields.check_supported(req.resource.kind).map_err(Status::bad_request)?;
     Ok((labels, fields))
 }
 

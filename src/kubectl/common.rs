@@ -238,7 +238,7 @@ pub async fn targets(ctx: &Context, words: &[String], missing: &str) -> Result<T
             let mut req = ctx.request(Verb::List, info).namespace(namespace);
             req.params.label_selector = selector.map(str::to_string);
             req.params.field_selector = field_selector.map(str::to_string);
-            let objects = match ctx.call(req).await? {
+            let objects = match list_call(ctx, info, req).await? {
                 ApiResponse::List { items, .. } => items,
                 _ => Vec::new(),
             };
@@ -299,5 +299,32 @@ pub fn finish(errors: Vec<ErrLine>) -> Result<(), Failure> {
                 .collect::<Vec<_>>()
                 .join("\n"),
         )),
+    }
+}
+
+/// A list request whose BadRequest or NotFound answer kubectl's resource builder reworded: it names the
+/// resource and, when there are any, the selectors (`Unable to find "/v1, Resource=pods" that match label
+/// selector "…", field selector "…": <the server's message>`).
+pub async fn list_call(
+    ctx: &Context,
+    info: &crate::api::ResourceInfo,
+    req: crate::api::ApiRequest,
+) -> Result<crate::api::ApiResponse, Failure> {
+    use crate::api::ApiResponse;
+    use crate::api::Reason;
+    let (labels, fields) = (req.params.label_selector.clone(), req.params.field_selector.clone());
+    match ctx.api.call(req).await? {
+        ApiResponse::Error(mut s) if matches!(s.reason, Reason::BadRequest | Reason::NotFound) => {
+            let gvr = format!("{}/{}, Resource={}", info.group, info.version, info.resource);
+            let (ls, fs) = (labels.unwrap_or_default(), fields.unwrap_or_default());
+            s.message = if ls.is_empty() && fs.is_empty() {
+                format!("Unable to list {gvr:?}: {}", s.message)
+            } else {
+                format!("Unable to find {gvr:?} that match label selector {ls:?}, field selector {fs:?}: {}", s.message)
+            };
+            Err(Failure::from(s))
+        }
+        ApiResponse::Error(s) => Err(Failure::from(s)),
+        other => Ok(other),
     }
 }

@@ -39,7 +39,9 @@ pub async fn describe(ctx: &Context) -> Result<(), Failure> {
         found
     };
     if objects.is_empty() && names.is_empty() {
-        ctx.api.print(&super::printers::table::no_resources_found(namespace));
+        // kubectl names the namespace even for a cluster-scoped kind (its describe does not ask).
+        let shown = (!ctx.all_namespaces()).then_some(ns.as_str());
+        ctx.api.print(&super::printers::table::no_resources_found(shown));
         return Ok(());
     }
     let mut first_done = false;
@@ -107,6 +109,11 @@ async fn related(ctx: &Context, obj: &Object) -> Related {
             let selector = rs.spec.as_ref().map(|s| crate::api::selector::LabelSelector::from_api(&s.selector));
             let labels = selector.and_then(Result::ok).map(|s| s.to_string_form());
             r.pods = list(ctx, Kind::Pod, ns.as_deref(), labels, None).await;
+        }
+        Object::ReplicationController(rc) => {
+            let selector = rc.spec.as_ref().and_then(|s| s.selector.as_ref());
+            let labels = selector.map(|m| m.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(","));
+            r.pods = list(ctx, Kind::Pod, ns.as_deref(), labels.filter(|l| !l.is_empty()), None).await;
         }
         Object::Service(_) => {
             let labels = Some(format!("kubernetes.io/service-name={name}"));

@@ -104,7 +104,9 @@ pub async fn get(ctx: &Context) -> Result<(), Failure> {
                 req.params.field_selector = ctx.args.get(&["field-selector"]).map(str::to_string);
                 req.params.limit = chunk;
                 req.params.continue_token = token.take();
-                let ApiResponse::List { items, more, .. } = ctx.call(req).await? else { break };
+                let ApiResponse::List { items, more, .. } = super::common::list_call(ctx, info, req).await? else {
+                    break;
+                };
                 if !listed.contains(info) {
                     listed.push(*info);
                 }

@@ -59,10 +59,42 @@ pub fn describe(obj: &Object, related: &Related, now: SimTime) -> String {
         Object::Namespace(ns) => describe_namespace(&mut w, ns, related),
         Object::ConfigMap(cm) => describe_config_map(&mut w, cm, related, now),
         Object::Secret(s) => describe_secret(&mut w, s),
+        Object::ServiceAccount(sa) => describe_service_account(&mut w, sa, related, now),
         Object::Job(j) => batch::describe_job(&mut w, j, related, now),
         Object::CronJob(cj) => batch::describe_cron_job(&mut w, cj, related, now),
-        Object::Lease(_) => describe_unstructured(&mut w, obj, related, now),
-        other => describe_generic(&mut w, other, related, now),
+        // Kinds kubectl has a describer for that is not written here yet: name, labels, annotations, events.
+        // The RC describer is the ReplicaSet's on the converted object (its map selector prints the same).
+        Object::ReplicationController(_) => {
+            use crate::controllers::replicaset::Flavour;
+            if let Some(rs) = Flavour::ReplicationController.view(obj) {
+                describe_replica_set(&mut w, &rs, related, now);
+            }
+        }
+        Object::LimitRange(_)
+        | Object::ResourceQuota(_)
+        | Object::PersistentVolume(_)
+        | Object::PersistentVolumeClaim(_)
+        | Object::Endpoints(_)
+        | Object::PriorityClass(_)
+        | Object::HorizontalPodAutoscaler(_)
+        | Object::DaemonSet(_)
+        | Object::StatefulSet(_)
+        | Object::Ingress(_)
+        | Object::IngressClass(_)
+        | Object::NetworkPolicy(_)
+        | Object::PodDisruptionBudget(_)
+        | Object::Role(_)
+        | Object::ClusterRole(_)
+        | Object::RoleBinding(_)
+        | Object::ClusterRoleBinding(_)
+        | Object::StorageClass(_)
+        | Object::CSINode(_)
+        | Object::EndpointSlice(_)
+        | Object::CertificateSigningRequest(_)
+        | Object::Event(_)
+        | Object::EventV1(_) => describe_generic(&mut w, obj, related, now),
+        // Every other kind gets kubectl's generic describer: the object's fields as unstructured content.
+        _ => describe_unstructured(&mut w, obj, related, now),
     }
     w.finish()
 }
@@ -1701,6 +1733,30 @@ fn describe_secret(w: &mut Writer, s: &core::Secret) {
             w.write(0, &format!("{k}:\t{} bytes\n", v.0.len()));
         }
     }
+}
+
+/// `describeServiceAccount`: the secret lists under their headers (kubectl sorts the headers, which carry
+/// their own padding), then the events. Legacy token Secrets are not looked up: a v1.34 cluster makes none.
+fn describe_service_account(w: &mut Writer, sa: &core::ServiceAccount, related: &Related, now: SimTime) {
+    let meta = &sa.metadata;
+    w.write(0, &format!("Name:\t{}\n", name(meta)));
+    w.write(0, &format!("Namespace:\t{}\n", namespace(meta)));
+    labels_block(w, "", "Labels", meta.labels.as_ref());
+    annotations_block(w, "Annotations", meta.annotations.as_ref());
+    let pulls: Vec<String> = sa.image_pull_secrets.iter().flatten().map(|s| s.name.clone()).collect();
+    let mounts: Vec<String> = sa.secrets.iter().flatten().map(|s| s.name.clone().unwrap_or_default()).collect();
+    for (header, names) in
+        [("Image pull secrets:", pulls), ("Mountable secrets: ", mounts), ("Tokens:            ", Vec::new())]
+    {
+        if names.is_empty() {
+            w.write(0, &format!("{header}\t<none>\n"));
+        }
+        for (i, n) in names.iter().enumerate() {
+            let shown = if i == 0 { header } else { "                   " };
+            w.write(0, &format!("{shown}\t{n}\n"));
+        }
+    }
+    events_block(w, &related.events, now);
 }
 
 fn describe_generic(w: &mut Writer, obj: &Object, related: &Related, now: SimTime) {
