@@ -777,6 +777,11 @@ fn the_real_kubectl_files_and_approves_a_certificate_signing_request() {
 /// Read-only lines across the kinds, selectors, output formats, raw paths, auth and explain, and their error
 /// cases: each was compared with the real kubectl by hand first (`tests/differences.md` lists what may differ).
 const WIDE_CORPUS: &[&str] = &[
+    "describe ds kube-proxy -n kube-system",
+    "describe endpoints kubernetes",
+    "describe ep -n kube-system",
+    "describe priorityclass system-cluster-critical",
+    "describe pc",
     "get pods -n kube-system -o name",
     "get nodes -o custom-columns=NAME:.metadata.name,CPU:.status.capacity.cpu",
     "get node controlplane -o yaml",

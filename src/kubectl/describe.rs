@@ -105,6 +105,11 @@ async fn related(ctx: &Context, obj: &Object) -> Related {
             }
         }
         Object::Deployment(_) => r.replica_sets = list(ctx, Kind::ReplicaSet, ns.as_deref(), None, None).await,
+        Object::DaemonSet(ds) => {
+            let selector = ds.spec.as_ref().map(|s| crate::api::selector::LabelSelector::from_api(&s.selector));
+            let labels = selector.and_then(Result::ok).map(|s| s.to_string_form());
+            r.pods = list(ctx, Kind::Pod, ns.as_deref(), labels, None).await;
+        }
         Object::ReplicaSet(rs) => {
             let selector = rs.spec.as_ref().map(|s| crate::api::selector::LabelSelector::from_api(&s.selector));
             let labels = selector.and_then(Result::ok).map(|s| s.to_string_form());

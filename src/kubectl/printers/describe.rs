@@ -25,6 +25,8 @@ use crate::apiserver::printers::node_roles;
 use crate::sim::SimTime;
 
 mod batch;
+mod daemon_set;
+mod endpoints;
 
 /// What `kubectl describe` looks up besides the object. Fill what the described kind uses; the rest
 /// is ignored. Objects of other kinds in a list are skipped.
@@ -70,14 +72,14 @@ pub fn describe(obj: &Object, related: &Related, now: SimTime) -> String {
                 describe_replica_set(&mut w, &rs, related, now);
             }
         }
+        Object::DaemonSet(ds) => daemon_set::describe_daemon_set(&mut w, ds, related, now),
+        Object::Endpoints(ep) => endpoints::describe_endpoints(&mut w, ep, related, now),
+        Object::PriorityClass(pc) => daemon_set::describe_priority_class(&mut w, pc, related, now),
         Object::LimitRange(_)
         | Object::ResourceQuota(_)
         | Object::PersistentVolume(_)
         | Object::PersistentVolumeClaim(_)
-        | Object::Endpoints(_)
-        | Object::PriorityClass(_)
         | Object::HorizontalPodAutoscaler(_)
-        | Object::DaemonSet(_)
         | Object::StatefulSet(_)
         | Object::Ingress(_)
         | Object::IngressClass(_)
@@ -1413,10 +1415,19 @@ fn describe_replica_set(w: &mut Writer, rs: &apps::ReplicaSet, related: &Related
         w.write(0, &format!("Controlled By:\t{}/{}\n", r.kind, r.name));
     }
     w.write(0, &format!("Replicas:\t{} current / {} desired\n", status.replicas, spec.replicas.unwrap_or(1)));
+    pods_status_line(w, related, meta);
+    pod_template_block(w, spec.template.as_ref());
+    let conditions = status.conditions.clone().unwrap_or_default();
+    conditions_type_status_reason(w, conditions.iter().map(|c| (c.type_.as_str(), c.status.as_str(), opt(&c.reason))));
+    events_block(w, &related.events, now);
+}
+
+/// `getPodStatusForController`: the phases of the related pods `owner` controls.
+fn pods_status_line(w: &mut Writer, related: &Related, owner: &ObjectMeta) {
     let (mut running, mut waiting, mut succeeded, mut failed) = (0, 0, 0, 0);
     for o in &related.pods {
         let Object::Pod(p) = o.as_ref() else { continue };
-        let owned = controller_of(&p.metadata).is_some_and(|r| meta.uid.as_deref().is_some_and(|u| r.uid == u));
+        let owned = controller_of(&p.metadata).is_some_and(|r| owner.uid.as_deref().is_some_and(|u| r.uid == u));
         if !owned {
             continue;
         }
@@ -1430,10 +1441,6 @@ fn describe_replica_set(w: &mut Writer, rs: &apps::ReplicaSet, related: &Related
     }
     w.write(0, "Pods Status:\t");
     w.write(0, &format!("{running} Running / {waiting} Waiting / {succeeded} Succeeded / {failed} Failed\n"));
-    pod_template_block(w, spec.template.as_ref());
-    let conditions = status.conditions.clone().unwrap_or_default();
-    conditions_type_status_reason(w, conditions.iter().map(|c| (c.type_.as_str(), c.status.as_str(), opt(&c.reason))));
-    events_block(w, &related.events, now);
 }
 
 /// `formatEndpointSlices` for one service port: ready endpoints, three at most.
