@@ -6,6 +6,7 @@ mod autoscaling;
 mod certificates;
 mod check;
 mod cloud;
+mod cluster_objects;
 mod component_status;
 mod config_auth;
 mod controllers;

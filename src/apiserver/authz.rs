@@ -69,7 +69,8 @@ fn node_authorizer(user: &UserInfo, attrs: &Attributes) -> bool {
                 | "secrets"
                 | "persistentvolumeclaims"
                 | "persistentvolumes"
-                | "namespaces",
+                | "namespaces"
+                | "csinodes",
             _
         )
     ) && (attrs.verb != "delete" || attrs.resource == "pods")

@@ -25,6 +25,7 @@ pub mod etcd_client;
 pub mod eviction;
 pub mod health;
 pub mod identity;
+mod ip_addresses;
 pub mod json_patch;
 pub mod openapi;
 pub mod pager;
@@ -1083,7 +1084,10 @@ impl ApiServer {
                 DeletePlan::Remove => {
                     let key = current.key();
                     (
-                        registry::guarded_txn(&key, current.resource_version(), Op::Delete { key: key.clone() }),
+                        ip_addresses::releasing(
+                            registry::guarded_txn(&key, current.resource_version(), Op::Delete { key: key.clone() }),
+                            &current,
+                        ),
                         Some(current),
                         true,
                     )
@@ -1116,7 +1120,8 @@ impl ApiServer {
                     return Err(Status::already_exists(&qualified, obj.name()));
                 }
                 let key = obj.key();
-                Ok((registry::create_txn(&key, Arc::clone(&obj)), Some(obj), false))
+                let txn = registry::create_txn(&key, Arc::clone(&obj));
+                Ok((ip_addresses::allocating(txn, &obj, now, &mut self.rng), Some(obj), false))
             }
             Verb::Update | Verb::Patch => {
                 let current = current.ok_or_else(|| Status::not_found(&qualified, &name))?;
@@ -1195,7 +1200,10 @@ impl ApiServer {
                 if finalized {
                     let key = current.key();
                     return Ok((
-                        registry::guarded_txn(&key, current.resource_version(), Op::Delete { key: key.clone() }),
+                        ip_addresses::releasing(
+                            registry::guarded_txn(&key, current.resource_version(), Op::Delete { key: key.clone() }),
+                            &current,
+                        ),
                         Some(Arc::new(new)),
                         true,
                     ));
@@ -1235,7 +1243,14 @@ impl ApiServer {
                     DeletePlan::Remove => {
                         let key = current.key();
                         Ok((
-                            registry::guarded_txn(&key, current.resource_version(), Op::Delete { key: key.clone() }),
+                            ip_addresses::releasing(
+                                registry::guarded_txn(
+                                    &key,
+                                    current.resource_version(),
+                                    Op::Delete { key: key.clone() },
+                                ),
+                                &current,
+                            ),
                             Some(current),
                             true,
                         ))

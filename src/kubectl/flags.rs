@@ -51,9 +51,14 @@ impl Command {
 
     /// The command at `path` as typed (`create ns`, `rollout status`), if kubectl has it.
     pub fn find(path: &str) -> Option<Command> {
-        let i = COMMANDS.binary_search_by(|(p, _, _)| (*p).cmp(path)).ok()?;
-        let (_, name, own) = COMMANDS[i];
-        Some(Command { name, own })
+        if let Ok(i) = COMMANDS.binary_search_by(|(p, _, _)| (*p).cmp(path)) {
+            let (_, name, own) = COMMANDS[i];
+            return Some(Command { name, own });
+        }
+        // A subcommand under an alias (`create svc clusterip`): the alias's own command's subcommand.
+        let (parent, last) = path.rsplit_once(' ')?;
+        let canonical = Command::find(parent)?.name;
+        (canonical != parent).then(|| Command::find(&format!("{canonical} {last}"))).flatten()
     }
 
     fn flags(&self) -> impl Iterator<Item = Flag> + '_ {
@@ -323,6 +328,8 @@ mod tests {
     #[test]
     fn the_table_is_sorted_for_lookup_and_every_index_is_a_flag() {
         assert!(COMMANDS.windows(2).all(|w| w[0].0 < w[1].0));
+        assert_eq!(Command::find("create svc clusterip").map(|c| c.name), Some("create service clusterip"));
+        assert!(Command::find("create svc nope").is_none());
         assert!(COMMANDS.iter().flat_map(|(_, _, f)| f.iter()).chain(GLOBAL).all(|&i| usize::from(i) < FLAGS.len()));
         assert_eq!(Command::find("create ns").map(|c| c.name), Some("create namespace"));
         assert!(Command::find("get pods").is_none());

@@ -610,6 +610,7 @@ impl Kubelet {
                     self.update_node_status(ctx, true);
                     self.renew_lease(ctx);
                     self.ensure_mirrors(ctx);
+                    self.ensure_csi_node(ctx);
                 } else {
                     let err = self.failure(&result, "POST", "/api/v1/nodes");
                     if self.last_status_error.as_ref() != Some(&err) {

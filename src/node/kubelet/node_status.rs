@@ -20,6 +20,10 @@
 
 use serde_json::{json, Value};
 
+/// The in-tree volume plugins whose CSI migration is on in v1.34 (`migratedPlugins` in the kubelet's CSI
+/// plugin), sorted and comma-joined as the CSINode annotation lists them.
+const MIGRATED_PLUGINS: &str = "kubernetes.io/aws-ebs,kubernetes.io/azure-disk,kubernetes.io/azure-file,kubernetes.io/cinder,kubernetes.io/gce-pd,kubernetes.io/portworx-volume,kubernetes.io/vsphere-volume";
+
 use crate::api::api::core::v1::{Node, NodeStatus};
 use crate::api::{ApiRequest, ApiResponse, Credentials, Kind, Object, PatchBody, Verb};
 use crate::client::events::Reporter;
@@ -288,6 +292,25 @@ impl Kubelet {
         let mut req = ApiRequest::new(Credentials::Anonymous, Verb::Create, Kind::Node.info());
         req.raw_body = Some(body);
         self.call(ctx, req, ApiCall::Register);
+    }
+
+    /// The node's CSINode, as the CSI volume plugin's node info manager creates it once the Node exists: owned
+    /// by the Node, no drivers registered, and the in-tree plugins whose volumes CSI migration serves.
+    pub(super) fn ensure_csi_node(&mut self, ctx: &mut Ctx) {
+        let name = self.cfg.node.name.clone();
+        let body = json!({
+            "apiVersion": "storage.k8s.io/v1",
+            "kind": "CSINode",
+            "metadata": {
+                "name": name,
+                "annotations": {"storage.alpha.kubernetes.io/migrated-plugins": MIGRATED_PLUGINS},
+                "ownerReferences": [{"apiVersion": "v1", "kind": "Node", "name": name, "uid": self.node_uid.clone().unwrap_or_default()}],
+            },
+            "spec": {"drivers": []},
+        });
+        let mut req = ApiRequest::new(Credentials::Anonymous, Verb::Create, Kind::CSINode.info());
+        req.raw_body = Some(body);
+        self.call(ctx, req, ApiCall::Other);
     }
 
     /// `updateNodeStatus`: reads the Node the apiserver holds; [`Kubelet::on_node_read`] goes on.
