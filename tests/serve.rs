@@ -777,6 +777,14 @@ fn the_real_kubectl_files_and_approves_a_certificate_signing_request() {
 /// Read-only lines across the kinds, selectors, output formats, raw paths, auth and explain, and their error
 /// cases: each was compared with the real kubectl by hand first (`tests/differences.md` lists what may differ).
 const WIDE_CORPUS: &[&str] = &[
+    "describe clusterrole view",
+    "describe clusterrole cluster-admin",
+    "describe clusterrole system:node-proxier",
+    "describe clusterrole admin",
+    "describe clusterrolebinding cluster-admin",
+    "describe clusterrolebinding system:coredns",
+    "describe role -n kube-system",
+    "describe rolebinding -n kube-system",
     "describe ds kube-proxy -n kube-system",
     "describe endpoints kubernetes",
     "describe ep -n kube-system",

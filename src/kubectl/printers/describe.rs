@@ -27,6 +27,7 @@ use crate::sim::SimTime;
 mod batch;
 mod daemon_set;
 mod endpoints;
+mod rbac;
 
 /// What `kubectl describe` looks up besides the object. Fill what the described kind uses; the rest
 /// is ignored. Objects of other kinds in a list are skipped.
@@ -75,6 +76,10 @@ pub fn describe(obj: &Object, related: &Related, now: SimTime) -> String {
         Object::DaemonSet(ds) => daemon_set::describe_daemon_set(&mut w, ds, related, now),
         Object::Endpoints(ep) => endpoints::describe_endpoints(&mut w, ep, related, now),
         Object::PriorityClass(pc) => daemon_set::describe_priority_class(&mut w, pc, related, now),
+        Object::Role(r) => rbac::describe_role(&mut w, &r.metadata, r.rules.as_ref()),
+        Object::ClusterRole(r) => rbac::describe_role(&mut w, &r.metadata, r.rules.as_ref()),
+        Object::RoleBinding(b) => rbac::describe_binding(&mut w, &b.metadata, &b.role_ref, b.subjects.as_ref()),
+        Object::ClusterRoleBinding(b) => rbac::describe_binding(&mut w, &b.metadata, &b.role_ref, b.subjects.as_ref()),
         Object::LimitRange(_)
         | Object::ResourceQuota(_)
         | Object::PersistentVolume(_)
@@ -85,10 +90,6 @@ pub fn describe(obj: &Object, related: &Related, now: SimTime) -> String {
         | Object::IngressClass(_)
         | Object::NetworkPolicy(_)
         | Object::PodDisruptionBudget(_)
-        | Object::Role(_)
-        | Object::ClusterRole(_)
-        | Object::RoleBinding(_)
-        | Object::ClusterRoleBinding(_)
         | Object::StorageClass(_)
         | Object::CSINode(_)
         | Object::EndpointSlice(_)
