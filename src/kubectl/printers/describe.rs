@@ -2555,11 +2555,11 @@ Events:              <none>
     #[test]
     fn other_kinds_get_a_generic_block_and_long_annotations_wrap() {
         let long = "x".repeat(150);
-        let role = obj(
-            Kind::ClusterRole,
+        let volume = obj(
+            Kind::PersistentVolume,
             &format!("metadata: {{name: view, labels: {{a: b}}, annotations: {{long: {long}, multi: \"l1\\nl2\\n\", short: s}}}}\n"),
         );
-        let text = describe(&role, &Related::default(), at(0));
+        let text = describe(&volume, &Related::default(), at(0));
         assert_eq!(
             text,
             format!(
