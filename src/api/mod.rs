@@ -8,6 +8,7 @@ pub mod hash;
 pub mod kinds;
 pub mod manifest;
 pub mod quantity;
+pub mod replication;
 pub mod request;
 pub mod schema;
 pub mod selector;

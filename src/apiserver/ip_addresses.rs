@@ -28,7 +28,7 @@ fn cluster_ips(obj: &Object) -> Vec<String> {
 
 fn record(ip: &str, svc: &Object, now: SimTime, rng: &mut Rng) -> Object {
     let family = if ip.contains(':') { "IPv6" } else { "IPv4" };
-    let mut meta = ObjectMeta {
+    let meta = ObjectMeta {
         name: Some(ip.to_string()),
         labels: Some(
             [
@@ -39,7 +39,6 @@ fn record(ip: &str, svc: &Object, now: SimTime, rng: &mut Rng) -> Object {
         ),
         ..Default::default()
     };
-    meta.creation_timestamp = Some(registry::k8s_time(now));
     let mut obj = Object::IPAddress(Box::new(IPAddress {
         metadata: meta,
         spec: Some(IPAddressSpec {

@@ -816,7 +816,7 @@ impl ApiServer {
             Ok(r) => r,
             Err(status) => return self.respond(ctx, client, request_id, ApiResponse::Error(status)),
         };
-        if !req.resource.stored && req.resource.kind == Kind::Binding && req.verb != Verb::Create {
+        if req.resource.kind == Kind::Binding && req.verb != Verb::Create {
             return self.respond(ctx, client, request_id, review::not_allowed(&req));
         }
         if req.resource.kind == Kind::ComponentStatus {

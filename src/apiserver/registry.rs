@@ -337,12 +337,10 @@ pub fn scale_of(obj: &Object) -> Option<Object> {
     let v = obj.to_json();
     let m = obj.meta();
     // A ReplicationController's selector is a plain label map.
-    let selector_json = match obj.kind() {
-        Kind::ReplicationController => serde_json::json!({"matchLabels": v["spec"]["selector"]}),
-        _ => v["spec"]["selector"].clone(),
+    let selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> = match obj {
+        Object::ReplicationController(rc) => Some(crate::api::replication::selector(rc)),
+        _ => serde_json::from_value(v["spec"]["selector"].clone()).ok(),
     };
-    let selector: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector> =
-        serde_json::from_value(selector_json).ok();
     let selector = selector.and_then(|s| crate::apiserver::printers::util::selector_string(Some(&s)).ok());
     let meta = serde_json::json!({
         "name": m.name,

@@ -408,8 +408,8 @@ pub fn table_json(
     } else {
         Vec::new()
     };
-    let rows: Vec<String> = printers::row_order(objects)
-        .into_iter()
+    let rows: Vec<String> = printers::row_order(info.kind, objects)
+        .iter()
         .map(|o| {
             let mut cells = printers::cells(o, info.kind, now);
             cells.resize(columns.len(), String::new());

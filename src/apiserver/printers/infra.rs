@@ -67,33 +67,35 @@ pub fn columns(kind: Kind) -> Option<Vec<Col>> {
 
 /// The order a list's rows print in: FlowSchemas by matching precedence, then name, as `printFlowSchemaList`
 /// sorts them (the order they are matched in); every other kind as listed.
-pub fn row_order(objects: &[std::sync::Arc<Object>]) -> Vec<&std::sync::Arc<Object>> {
-    let mut rows: Vec<&std::sync::Arc<Object>> = objects.iter().collect();
-    if rows.iter().all(|o| matches!(o.as_ref(), Object::FlowSchema(_))) {
-        let precedence = |o: &Object| match o {
-            Object::FlowSchema(fs) => fs.spec.as_ref().and_then(|s| s.matching_precedence).unwrap_or(0),
-            _ => 0,
-        };
-        rows.sort_by(|a, b| precedence(a).cmp(&precedence(b)).then_with(|| a.name().cmp(b.name())));
+pub fn row_order(kind: Kind, objects: &[std::sync::Arc<Object>]) -> std::borrow::Cow<'_, [std::sync::Arc<Object>]> {
+    if kind != Kind::FlowSchema {
+        return std::borrow::Cow::Borrowed(objects);
     }
-    rows
+    let precedence = |o: &Object| match o {
+        Object::FlowSchema(fs) => fs.spec.as_ref().and_then(|s| s.matching_precedence).unwrap_or(0),
+        _ => 0,
+    };
+    let mut rows = objects.to_vec();
+    rows.sort_by(|a, b| precedence(a).cmp(&precedence(b)).then_with(|| a.name().cmp(b.name())));
+    std::borrow::Cow::Owned(rows)
 }
 
 /// One row's cells, for the kinds this module prints.
 pub fn cells(obj: &Object, now: SimTime) -> Option<Vec<String>> {
-    let age = meta_age(obj.meta(), now);
-    let name = name_of(obj.meta());
+    // Computed only for the kinds printed here: every other kind's rows pass through this first.
+    let age = || meta_age(obj.meta(), now);
+    let name = || name_of(obj.meta());
     Some(match obj {
         Object::ReplicationController(rc) => {
             let spec = rc.spec.clone().unwrap_or_default();
             let status = rc.status.clone().unwrap_or_default();
             let (names, images) = container_cells(spec.template.as_ref().and_then(|t| t.spec.as_ref()));
             vec![
-                name,
+                name(),
                 spec.replicas.unwrap_or(1).to_string(),
                 status.replicas.to_string(),
                 status.ready_replicas.unwrap_or(0).to_string(),
-                age,
+                age(),
                 names,
                 images,
                 format_labels(spec.selector.as_ref()),
@@ -103,11 +105,11 @@ pub fn cells(obj: &Object, now: SimTime) -> Option<Vec<String>> {
             let template = t.template.as_ref();
             let (names, images) = container_cells(template.and_then(|t| t.spec.as_ref()));
             let labels = template.and_then(|t| t.metadata.as_ref()).and_then(|m| m.labels.as_ref());
-            vec![name, names, images, format_labels(labels)]
+            vec![name(), names, images, format_labels(labels)]
         }
-        Object::ComponentStatus(cs) => component_status_cells(cs, name),
-        Object::CertificateSigningRequest(csr) => csr_cells(csr, name, age),
-        Object::APIService(a) => vec![name, api_service_endpoint(a), api_service_available(a), age],
+        Object::ComponentStatus(cs) => component_status_cells(cs, name()),
+        Object::CertificateSigningRequest(csr) => csr_cells(csr, name(), age()),
+        Object::APIService(a) => vec![name(), api_service_endpoint(a), api_service_available(a), age()],
         Object::IngressClass(ic) => {
             let spec = ic.spec.clone().unwrap_or_default();
             let parameters = match &spec.parameters {
@@ -117,34 +119,34 @@ pub fn cells(obj: &Object, now: SimTime) -> Option<Vec<String>> {
                     None => format!("{}/{}", p.kind, p.name),
                 },
             };
-            vec![name, spec.controller.unwrap_or_default(), parameters, age]
+            vec![name(), spec.controller.unwrap_or_default(), parameters, age()]
         }
-        Object::RuntimeClass(rc) => vec![name, rc.handler.clone(), age],
-        Object::FlowSchema(fs) => flow_schema_cells(fs, name, age),
-        Object::PriorityLevelConfiguration(pl) => priority_level_cells(pl, name, age),
-        Object::IPAddress(ip) => vec![name, parent_ref(ip)],
+        Object::RuntimeClass(rc) => vec![name(), rc.handler.clone(), age()],
+        Object::FlowSchema(fs) => flow_schema_cells(fs, name(), age()),
+        Object::PriorityLevelConfiguration(pl) => priority_level_cells(pl, name(), age()),
+        Object::IPAddress(ip) => vec![name(), parent_ref(ip)],
         Object::ServiceCIDR(sc) => {
             let cidrs = sc.spec.as_ref().and_then(|s| s.cidrs.clone()).unwrap_or_default();
-            vec![name, cidrs.join(","), age]
+            vec![name(), cidrs.join(","), age()]
         }
-        Object::CSIDriver(d) => csi_driver_cells(d, name, age),
-        Object::CSINode(n) => vec![name, n.spec.drivers.len().to_string(), age],
+        Object::CSIDriver(d) => csi_driver_cells(d, name(), age()),
+        Object::CSINode(n) => vec![name(), n.spec.drivers.len().to_string(), age()],
         Object::CSIStorageCapacity(cap) => {
             let capacity = cap.capacity.as_ref().map(|q| q.0.clone()).unwrap_or_else(|| "<unset>".to_string());
-            vec![name, cap.storage_class_name.clone(), capacity]
+            vec![name(), cap.storage_class_name.clone(), capacity]
         }
         Object::VolumeAttachment(va) => {
             let pv = va.spec.source.persistent_volume_name.clone().unwrap_or_default();
             let attached = va.status.as_ref().map(|s| s.attached).unwrap_or(false);
-            vec![name, va.spec.attacher.clone(), pv, va.spec.node_name.clone(), attached.to_string(), age]
+            vec![name(), va.spec.attacher.clone(), pv, va.spec.node_name.clone(), attached.to_string(), age()]
         }
         Object::VolumeAttributesClass(vac) => {
             let default =
                 vac.metadata.annotations.as_ref().and_then(|a| a.get("storage.kubernetes.io/is-default-class"));
-            let shown = if default.is_some_and(|v| v == "true") { format!("{name} (default)") } else { name };
-            vec![shown, vac.driver_name.clone(), age]
+            let shown = if default.is_some_and(|v| v == "true") { format!("{} (default)", name()) } else { name() };
+            vec![shown, vac.driver_name.clone(), age()]
         }
-        Object::DeviceClass(_) | Object::ResourceClaimTemplate(_) => vec![name, age],
+        Object::DeviceClass(_) | Object::ResourceClaimTemplate(_) => vec![name(), age()],
         Object::ResourceClaim(claim) => {
             let status = claim.status.as_ref();
             let mut states = Vec::new();
@@ -161,12 +163,12 @@ pub fn cells(obj: &Object, now: SimTime) -> Option<Vec<String>> {
             } else if !deleted {
                 states.push("pending");
             }
-            vec![name, states.join(","), age]
+            vec![name(), states.join(","), age()]
         }
         Object::ResourceSlice(rs) => {
             let spec = &rs.spec;
             let node = spec.node_name.clone().unwrap_or_default();
-            vec![name, node, spec.driver.clone(), spec.pool.name.clone(), age]
+            vec![name(), node, spec.driver.clone(), spec.pool.name.clone(), age()]
         }
         _ => return None,
     })
@@ -200,7 +202,7 @@ fn csr_cells(csr: &certificates::CertificateSigningRequest, name: String, age: S
 }
 
 /// The CSR's state as `kubectl get csr` shows it: `Pending`, `Approved,Issued`, `Denied`, ….
-pub fn csr_condition(csr: &certificates::CertificateSigningRequest) -> String {
+fn csr_condition(csr: &certificates::CertificateSigningRequest) -> String {
     let status = csr.status.as_ref();
     let types: Vec<&str> =
         status.and_then(|s| s.conditions.as_ref()).into_iter().flatten().map(|c| c.type_.as_str()).collect();

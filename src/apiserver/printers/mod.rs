@@ -10,4 +10,4 @@ mod infra;
 pub mod util;
 
 pub use cells::{cells, columns, node_roles, Col};
-pub use infra::{csr_condition, row_order};
+pub use infra::row_order;

@@ -1,17 +1,15 @@
 //! The two kinds the replica loop keeps. ReplicationControllers (core/v1) are ReplicaSets with a plain
 //! label-map selector; the real replication manager (`pkg/controller/replication`) runs the ReplicaSet
 //! controller's code on them through a conversion layer (`conversion.go`), and so does this one: each
-//! ReplicationController is seen as the ReplicaSet it converts to, and the status the loop computes is
-//! written back as the ReplicationController's.
+//! ReplicationController is seen as the ReplicaSet it converts to ([`crate::api::replication`]), and the
+//! status the loop computes is written back as the ReplicationController's.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
-use k8s_openapi::api::apps::v1::{ReplicaSet, ReplicaSetSpec, ReplicaSetStatus};
-use k8s_openapi::api::core::v1::{ReplicationController, ReplicationControllerStatus};
+use k8s_openapi::api::apps::v1::{ReplicaSet, ReplicaSetStatus};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
-use crate::api::{Kind, Object};
+use crate::api::{replication, Kind, Object};
 
 /// Which kind a replica loop keeps.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -60,7 +58,20 @@ impl Flavour {
     pub fn view(self, obj: &Object) -> Option<Cow<'_, ReplicaSet>> {
         match (self, obj) {
             (Flavour::ReplicaSet, Object::ReplicaSet(rs)) => Some(Cow::Borrowed(rs)),
-            (Flavour::ReplicationController, Object::ReplicationController(rc)) => Some(Cow::Owned(as_replica_set(rc))),
+            (Flavour::ReplicationController, Object::ReplicationController(rc)) => {
+                Some(Cow::Owned(replication::as_replica_set(rc)))
+            }
+            _ => None,
+        }
+    }
+
+    /// The label selector of `obj` (without converting the rest of it: pod events ask for every controller's).
+    pub fn selector(self, obj: &Object) -> Option<Cow<'_, LabelSelector>> {
+        match (self, obj) {
+            (Flavour::ReplicaSet, Object::ReplicaSet(rs)) => rs.spec.as_ref().map(|s| Cow::Borrowed(&s.selector)),
+            (Flavour::ReplicationController, Object::ReplicationController(rc)) => {
+                Some(Cow::Owned(replication::selector(rc)))
+            }
             _ => None,
         }
     }
@@ -70,7 +81,7 @@ impl Flavour {
         match obj {
             Object::ReplicationController(rc) => {
                 let mut updated = rc.clone();
-                updated.status = recast::<_, ReplicationControllerStatus>(&status);
+                updated.status = replication::rc_status(&status);
                 Object::ReplicationController(updated)
             }
             Object::ReplicaSet(rs) => {
@@ -83,35 +94,13 @@ impl Flavour {
     }
 }
 
-/// `convertRCtoRS`: the map selector becomes `matchLabels`; a missing one selects nothing.
-fn as_replica_set(rc: &ReplicationController) -> ReplicaSet {
-    let spec = rc.spec.clone().unwrap_or_default();
-    let match_labels: Option<BTreeMap<String, String>> = spec.selector.filter(|s| !s.is_empty());
-    ReplicaSet {
-        metadata: rc.metadata.clone(),
-        spec: Some(ReplicaSetSpec {
-            replicas: spec.replicas,
-            min_ready_seconds: spec.min_ready_seconds,
-            selector: LabelSelector { match_labels, match_expressions: None },
-            template: spec.template,
-        }),
-        status: rc.status.as_ref().and_then(recast),
-    }
-}
-
-/// The status in the other kind's type: the two statuses have the same fields and JSON names (a
-/// ReplicaSet's `terminatingReplicas` has no counterpart and is never set by this loop).
-fn recast<A: serde::Serialize, B: serde::de::DeserializeOwned>(status: &A) -> Option<B> {
-    serde_json::to_value(status).ok().and_then(|v| serde_json::from_value(v).ok())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn a_replication_controller_is_seen_as_the_replica_set_it_converts_to() {
-        let rc: ReplicationController = serde_json::from_value(serde_json::json!({
+        let rc: k8s_openapi::api::core::v1::ReplicationController = serde_json::from_value(serde_json::json!({
             "metadata": {"name": "web", "namespace": "default", "uid": "u1"},
             "spec": {"replicas": 3, "selector": {"app": "web"}, "template": {"metadata": {"labels": {"app": "web"}}}},
             "status": {"replicas": 2, "readyReplicas": 1}

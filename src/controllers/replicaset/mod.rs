@@ -93,7 +93,10 @@ pub fn is_active(pod: &Pod) -> bool {
 }
 
 fn selector_of(rs: &ReplicaSet) -> Option<LabelSelector> {
-    let sel = &rs.spec.as_ref()?.selector;
+    parsed_selector(&rs.spec.as_ref()?.selector)
+}
+
+fn parsed_selector(sel: &k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector) -> Option<LabelSelector> {
     let parsed = LabelSelector::from_api(sel).ok()?;
     // An empty selector selects nothing for a controller (the real one refuses it).
     (!parsed.is_empty()).then_some(parsed)
@@ -279,8 +282,8 @@ impl ReplicaSetController {
         cx.cached_in(self.flavour.kind(), &ns)
             .iter()
             .filter_map(|o| {
-                let rs = self.flavour.view(o)?;
-                selector_of(&rs).filter(|s| s.matches(pod.metadata.labels.as_ref())).map(|_| o.ns_name())
+                let selector = self.flavour.selector(o)?;
+                parsed_selector(&selector).filter(|s| s.matches(pod.metadata.labels.as_ref())).map(|_| o.ns_name())
             })
             .collect()
     }

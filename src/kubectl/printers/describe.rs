@@ -67,11 +67,8 @@ pub fn describe(obj: &Object, related: &Related, now: SimTime) -> String {
         Object::CronJob(cj) => batch::describe_cron_job(&mut w, cj, related, now),
         // Kinds kubectl has a describer for that is not written here yet: name, labels, annotations, events.
         // The RC describer is the ReplicaSet's on the converted object (its map selector prints the same).
-        Object::ReplicationController(_) => {
-            use crate::controllers::replicaset::Flavour;
-            if let Some(rs) = Flavour::ReplicationController.view(obj) {
-                describe_replica_set(&mut w, &rs, related, now);
-            }
+        Object::ReplicationController(rc) => {
+            describe_replica_set(&mut w, &crate::api::replication::as_replica_set(rc), related, now)
         }
         Object::DaemonSet(ds) => daemon_set::describe_daemon_set(&mut w, ds, related, now),
         Object::Endpoints(ep) => endpoints::describe_endpoints(&mut w, ep, related, now),

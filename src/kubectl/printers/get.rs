@@ -51,7 +51,7 @@ pub fn get_table(kind: Kind, objects: &[Arc<Object>], now: SimTime, opts: &GetOp
         headers: cols.iter().zip(&keep).filter(|(_, k)| **k).map(|(c, _)| c.name.to_ascii_uppercase()).collect(),
         rows: Vec::new(),
     };
-    for obj in crate::apiserver::printers::row_order(objects) {
+    for obj in crate::apiserver::printers::row_order(kind, objects).iter() {
         let mut cells = cells(obj, kind, now);
         cells.resize(cols.len(), String::new());
         if let Some(i) = name_col {
