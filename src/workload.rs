@@ -149,7 +149,7 @@ pub async fn wait_until_bound(api: Api, namespace: String, count: usize) -> i32 
     }
     let mut watch = ApiRequest::new(Credentials::Anonymous, Verb::Watch, Kind::Pod.info()).namespace(Some(&namespace));
     watch.params.resource_version = Some(resource_version.to_string());
-    let Ok(ApiResponse::WatchStarted { watch_id }) = api.call(watch).await else { return 1 };
+    let Ok(ApiResponse::WatchStarted { watch_id, .. }) = api.call(watch).await else { return 1 };
     while let Some(event) = api.next_event(watch_id).await {
         if let Some(name) = event.object.as_deref().and_then(bound_name) {
             bound.insert(name);

@@ -617,6 +617,11 @@ fn judge(lines: &[&str]) {
     let (s, prompt) = Served::spawn(&["--paused"]);
     let mut prompt = prompt.unwrap();
     prompt.run("echo ready");
+    judge_on(&s, &mut prompt, lines);
+}
+
+/// [`judge`] on a served cluster already set up.
+fn judge_on(s: &Served, prompt: &mut Prompt, lines: &[&str]) {
     // Past the install's last changes, and far enough that ages print in whole minutes: the few
     // milliseconds the clock moves for each request never change what either prints.
     assert_eq!(prompt.run("wait 15m"), "");
@@ -634,6 +639,54 @@ fn judge(lines: &[&str]) {
 fn one_terminal(out: &str, err: &str) -> String {
     let (warnings, rest): (Vec<&str>, Vec<&str>) = err.split_inclusive('\n').partition(|l| l.starts_with("Warning: "));
     format!("{}{out}{}", warnings.concat(), rest.concat())
+}
+
+#[test]
+fn the_real_kubectl_and_the_simulated_one_agree_on_custom_resources() {
+    let (s, prompt) = Served::spawn(&["--paused"]);
+    let mut prompt = prompt.unwrap();
+    prompt.run("echo ready");
+    let (out, err, _) = s.kubectl(&["apply", "-f", "-"], Some(crate::custom_resources::CRONTAB_CRD));
+    assert_eq!(out, "customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com created\n", "{err}");
+    prompt.run("wait 1s");
+    let (out, err, _) = s.kubectl(&["apply", "-f", "-"], Some(crate::custom_resources::CRONTAB));
+    assert_eq!(out, "crontab.stable.example.com/my-new-cron-object created\n", "{err}");
+    let labelled = crate::custom_resources::CRONTAB
+        .replace("name: my-new-cron-object", "name: nightly\n  namespace: kube-system\n  labels: {tier: batch}")
+        .replace("image: my-awesome-cron-image", "image: busybox\n  replicas: 2");
+    let (_, err, code) = s.kubectl(&["create", "-f", "-"], Some(&labelled));
+    assert_eq!(code, 0, "{err}");
+    judge_on(
+        &s,
+        &mut prompt,
+        &[
+            "get crd",
+            "get crontabs",
+            "get ct -A",
+            "get ct -A -o wide --show-labels",
+            "get ct -n kube-system -L tier",
+            "get ct my-new-cron-object -o yaml",
+            "get ct -A -o json",
+            "get ct -A -o name",
+            "get crontabs.stable.example.com",
+            "get crontabs.v1.stable.example.com -n kube-system",
+            "get ct nope",
+            "get ct,deploy -n kube-system",
+            "get ct -l tier=batch -A",
+            "get ct -A --sort-by=.spec.replicas",
+            "get ct -A -o custom-columns=NAME:.metadata.name,SPEC:.spec.cronSpec",
+            "describe ct my-new-cron-object",
+            "describe ct -n kube-system",
+            "api-resources",
+            "api-resources --api-group=stable.example.com -o wide",
+            "api-versions",
+            "get crd crontabs.stable.example.com -o yaml",
+            "get --raw /apis/stable.example.com/v1",
+            "get --raw /apis/stable.example.com",
+            "delete ct nope",
+            "get ct my-new-cron-object -o jsonpath={.spec}",
+        ],
+    );
 }
 
 #[test]

@@ -11,6 +11,7 @@ mod component_status;
 mod config_auth;
 mod controllers;
 mod create_verbs;
+mod custom_resources;
 mod delete_verbs;
 mod determinism;
 mod drain;

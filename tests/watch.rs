@@ -27,7 +27,7 @@ fn watch(
             let mut req = ApiRequest::new(Credentials::Anonymous, Verb::Watch, info).namespace(Some("default"));
             req.params.resource_version = rv;
             req.params.field_selector = field;
-            let Ok(ApiResponse::WatchStarted { watch_id }) = api.call(req).await else { return 1 };
+            let Ok(ApiResponse::WatchStarted { watch_id, .. }) = api.call(req).await else { return 1 };
             while sink.borrow().len() < max {
                 let Some(e) = api.next_event(watch_id).await else { return 0 };
                 let name = e.object.as_ref().map(|o| o.name().to_string()).unwrap_or_default();

@@ -13,6 +13,8 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1 as apiext
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1 as apiregistration;
 
+use super::custom::{CustomDef, CustomObject};
+
 /// Static facts about one REST resource.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ResourceInfo {
@@ -81,16 +83,20 @@ impl ResourceInfo {
 macro_rules! kinds {
     ($( $variant:ident($ty:ty) = $resource:literal, $singular:literal, [$($short:literal),*], $group:literal, $version:literal,
         namespaced: $ns:literal, etcd: $etcd:literal, stored: $stored:literal, all: $all:literal; )*) => {
-        /// A Kubernetes kind that kubeglass knows.
+        /// A Kubernetes kind that kubeglass knows: a built-in one, or one a CustomResourceDefinition added.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub enum Kind { $( $variant, )* }
+        pub enum Kind { $( $variant, )* Custom(&'static CustomDef) }
+
+        /// The built-in kinds' rows in [`RESOURCES`], by variant.
+        #[allow(clippy::enum_variant_names)]
+        enum Row { $( $variant, )* }
 
         /// An API object of any built-in kind: the real `k8s-openapi` type inside.
         #[derive(Debug, Clone, PartialEq)]
         ///
         /// Each variant is boxed: the enum itself is then a pointer wide, so an Event or a Lease behind an
         /// `Arc` costs its own size rather than that of the largest kind (a PersistentVolume, 3.4 KB).
-        pub enum Object { $( $variant(Box<$ty>), )* }
+        pub enum Object { $( $variant(Box<$ty>), )* Custom(Box<CustomObject>) }
 
         /// Every resource, in discovery order.
         pub static RESOURCES: &[ResourceInfo] = &[ $( ResourceInfo {
@@ -100,38 +106,46 @@ macro_rules! kinds {
 
         impl Kind {
             pub fn name(self) -> &'static str {
-                match self { $( Kind::$variant => kind_string(stringify!($variant)), )* }
+                match self { $( Kind::$variant => kind_string(stringify!($variant)), )* Kind::Custom(def) => def.kind }
+            }
+
+            /// The kind's row: its index in [`RESOURCES`], or its definition's home row.
+            pub fn info(self) -> &'static ResourceInfo {
+                match self { $( Kind::$variant => &RESOURCES[Row::$variant as usize], )* Kind::Custom(def) => def.home() }
             }
         }
 
         impl Object {
             pub fn kind(&self) -> Kind {
-                match self { $( Object::$variant(_) => Kind::$variant, )* }
+                match self { $( Object::$variant(_) => Kind::$variant, )* Object::Custom(o) => Kind::Custom(o.def) }
             }
 
             pub fn meta(&self) -> &ObjectMeta {
-                match self { $( Object::$variant(o) => &o.metadata, )* }
+                match self { $( Object::$variant(o) => &o.metadata, )* Object::Custom(o) => &o.metadata }
             }
 
             pub fn meta_mut(&mut self) -> &mut ObjectMeta {
-                match self { $( Object::$variant(o) => &mut o.metadata, )* }
+                match self { $( Object::$variant(o) => &mut o.metadata, )* Object::Custom(o) => &mut o.metadata }
             }
 
             /// The object as JSON, with `apiVersion` and `kind` (keys sorted, as `kubectl get -o json` prints them).
             pub fn to_json(&self) -> serde_json::Value {
-                let value = match self { $( Object::$variant(o) => serde_json::to_value(o), )* };
+                let value = match self { $( Object::$variant(o) => serde_json::to_value(o), )* Object::Custom(o) => Ok(o.to_value()) };
                 value.unwrap_or(serde_json::Value::Null)
             }
 
             /// The object as compact JSON bytes (what etcd's history keeps for old revisions).
             pub fn to_json_bytes(&self) -> Vec<u8> {
-                let bytes = match self { $( Object::$variant(o) => serde_json::to_vec(o), )* };
+                let bytes = match self { $( Object::$variant(o) => serde_json::to_vec(o), )* Object::Custom(o) => serde_json::to_vec(&o.to_value()) };
                 bytes.unwrap_or_default()
             }
 
             /// Decodes JSON bytes already known to be of `kind`.
             pub fn from_json_bytes(kind: Kind, bytes: &[u8]) -> Result<Object, serde_json::Error> {
-                Ok(match kind { $( Kind::$variant => Object::$variant(Box::new(serde_json::from_slice(bytes)?)), )* })
+                Ok(match kind {
+                    $( Kind::$variant => Object::$variant(Box::new(serde_json::from_slice(bytes)?)), )*
+                    Kind::Custom(def) => Object::Custom(Box::new(CustomObject::from_value(def, serde_json::from_slice(bytes)?)?)),
+                })
             }
 
             /// Decodes an object of `kind` from any deserializer (`kubectl explain`'s schema test drives the
@@ -139,12 +153,20 @@ macro_rules! kinds {
             #[cfg(test)]
             pub fn deserialize_as<'de, D: serde::Deserializer<'de>>(kind: Kind, d: D) -> Result<Object, D::Error> {
                 use serde::Deserialize;
-                Ok(match kind { $( Kind::$variant => Object::$variant(Box::new(<$ty>::deserialize(d)?)), )* })
+                Ok(match kind {
+                    $( Kind::$variant => Object::$variant(Box::new(<$ty>::deserialize(d)?)), )*
+                    Kind::Custom(def) => Object::Custom(Box::new(
+                        CustomObject::from_value(def, serde_json::Value::deserialize(d)?).map_err(serde::de::Error::custom)?,
+                    )),
+                })
             }
 
             /// Decodes JSON already known to be of `kind`.
             pub fn from_json_as(kind: Kind, value: serde_json::Value) -> Result<Object, serde_json::Error> {
-                Ok(match kind { $( Kind::$variant => Object::$variant(Box::new(serde_json::from_value(value)?)), )* })
+                Ok(match kind {
+                    $( Kind::$variant => Object::$variant(Box::new(serde_json::from_value(value)?)), )*
+                    Kind::Custom(def) => Object::Custom(Box::new(CustomObject::from_value(def, value)?)),
+                })
             }
         }
     };
@@ -230,17 +252,13 @@ const fn kind_string(variant: &'static str) -> &'static str {
     }
 }
 
-impl Kind {
-    /// The kind's row of [`RESOURCES`]: the macro writes the rows in the order of the variants, so the
-    /// variant's index is the row's (a test checks it).
-    pub fn info(self) -> &'static ResourceInfo {
-        &RESOURCES[self as usize]
-    }
-}
-
 impl Object {
+    /// The object's resource row; a custom object's names the version it is at.
     pub fn info(&self) -> &'static ResourceInfo {
-        self.kind().info()
+        match self {
+            Object::Custom(o) => super::custom::row(o.def, o.version()),
+            other => other.kind().info(),
+        }
     }
 
     pub fn name(&self) -> &str {
@@ -353,8 +371,7 @@ mod tests {
     #[test]
     fn every_kind_finds_its_own_resource_row() {
         for (i, row) in RESOURCES.iter().enumerate() {
-            assert_eq!(row.kind as usize, i);
-            assert_eq!(row.kind.info().kind, row.kind);
+            assert!(std::ptr::eq(row.kind.info(), &RESOURCES[i]));
         }
     }
 

@@ -3,8 +3,10 @@
 //! [`Status`] values with kubectl's wording.
 
 pub mod cron;
+pub mod custom;
 pub mod events;
 pub mod hash;
+pub mod jsonpath;
 pub mod kinds;
 pub mod manifest;
 pub mod quantity;
@@ -13,6 +15,7 @@ pub mod request;
 pub mod schema;
 pub mod selector;
 pub mod status;
+pub mod table;
 
 pub use kinds::{lookup, lookup_kind, lookup_resource, Kind, Object, ResourceInfo, RESOURCES};
 pub use request::{
@@ -20,6 +23,7 @@ pub use request::{
     WatchEvent, WatchEventType,
 };
 pub use status::{Cause, Reason, Status};
+pub use table::{Table, TableColumn};
 
 pub use k8s_openapi::api;
 pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;

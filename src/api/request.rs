@@ -108,6 +108,11 @@ pub struct Params {
     pub command: Vec<String>,
     pub tty: bool,
     pub stdin: Option<String>,
+    /// Discovery: the client's `Accept` asks for the aggregated list (`apidiscovery.k8s.io/v2`).
+    pub aggregated_discovery: bool,
+    /// A read of a custom resource asks for its Table (`Accept: application/json;as=Table;g=meta.k8s.io`):
+    /// a get or list is answered with [`ApiResponse::Table`], a watch is told its columns when it starts.
+    pub as_table: bool,
 }
 
 /// `fieldValidation`: what the apiserver does with the fields of a written object that its schema does not
@@ -281,7 +286,11 @@ pub enum ApiResponse {
     /// A watch was established; its events follow as separate messages carrying this id.
     WatchStarted {
         watch_id: u64,
+        /// The columns of a custom resource's Table, for a watch that asked for one.
+        table: Option<Arc<[super::TableColumn]>>,
     },
+    /// A get or list of a custom resource that asked for its Table.
+    Table(Box<super::Table>),
     /// Plain text (logs).
     Text(String),
     /// A followed log (`follow=true` on a running container): its text so far; what it writes next comes as

@@ -10,7 +10,10 @@ const MAX_UNSTRUCTURED_BODY: usize = 2048;
 
 /// `group` as the registry spells it (`""` for one nothing serves).
 fn served_group(group: &str) -> &'static str {
-    super::RESOURCES.iter().find(|r| r.group == group).map_or("", |r| r.group)
+    match super::RESOURCES.iter().find(|r| r.group == group) {
+        Some(r) => r.group,
+        None => super::custom::group_name(group),
+    }
 }
 
 /// A JSON object with its fields in this order (values already encoded), as Go's encoder writes a struct.

@@ -7,12 +7,15 @@
 //! for, is not served by a v1.34 apiserver: the `AggregatedDiscoveryRemoveBetaType` gate is on, so those
 //! clients read the legacy documents.)
 
-use std::sync::OnceLock;
+use std::cmp::Ordering;
+use std::sync::{Arc, OnceLock};
 
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde_json::{json, Value};
-use sha2::{Digest, Sha512};
+use sha2::{Digest, Sha256, Sha512};
 
-use crate::api::{ResourceInfo, RESOURCES};
+use super::apiextensions;
+use crate::api::{Object, ResourceInfo, RESOURCES};
 
 /// The address clients are told to use (kubeadm's advertise address).
 const SERVER_ADDRESS: &str = "192.168.56.10:6443";
@@ -117,6 +120,13 @@ pub(crate) fn groups() -> Vec<(&'static str, &'static str)> {
     }
     out.sort();
     out
+}
+
+/// A custom group's `APIGroup`: its versions, newest first, the first preferred.
+fn custom_group_json(group: &str, versions: &[String]) -> Value {
+    let gvs: Vec<Value> =
+        versions.iter().map(|v| json!({ "groupVersion": format!("{group}/{v}"), "version": v })).collect();
+    json!({ "name": group, "versions": gvs.clone(), "preferredVersion": gvs.first().cloned().unwrap_or(Value::Null) })
 }
 
 fn group_json(group: &str, version: &str) -> Value {
@@ -226,31 +236,210 @@ fn group_discovery(group: &str, version: &str) -> Value {
     json!({"metadata": metadata, "versions": [{"version": version, "resources": resources, "freshness": "Current"}]})
 }
 
-/// The aggregated discovery list at `/api` or `/apis` (`APIGroupDiscoveryList`), and its ETag (the
-/// SHA-512 of the body in upper-case hex, quoted); None for any other path. Both follow from the static
-/// table of resources, so each is built once.
-pub fn aggregated(path: &str) -> Option<&'static (String, String)> {
-    static CORE: OnceLock<(String, String)> = OnceLock::new();
-    static GROUPS: OnceLock<(String, String)> = OnceLock::new();
+/// Whether `path` is one of the two aggregated discovery paths (`/api`, `/apis`).
+pub fn is_aggregated_path(path: &str) -> bool {
+    matches!(path.split('?').next().unwrap_or(path).trim_end_matches('/'), "/api" | "/apis")
+}
+
+/// The aggregated discovery list at `/api` or `/apis` (`APIGroupDiscoveryList`) with the groups the
+/// definitions `crds` add after the built-in ones; None for any other path. The built-in groups follow
+/// from the static table of resources, so they are built once.
+pub fn aggregated(path: &str, crds: &[Arc<Object>]) -> Option<String> {
+    static BUILT_IN: OnceLock<Vec<Value>> = OnceLock::new();
     match path.split('?').next().unwrap_or(path).trim_end_matches('/') {
-        "/api" => Some(CORE.get_or_init(|| aggregated_list(vec![group_discovery("", "v1")]))),
+        "/api" => Some(aggregated_list(vec![group_discovery("", "v1")])),
         "/apis" => {
-            Some(GROUPS.get_or_init(|| aggregated_list(groups().iter().map(|(g, v)| group_discovery(g, v)).collect())))
+            let mut items =
+                BUILT_IN.get_or_init(|| groups().iter().map(|(g, v)| group_discovery(g, v)).collect()).clone();
+            items.extend(custom_groups(crds).iter().map(|(g, versions)| custom_group_discovery(crds, g, versions)));
+            Some(aggregated_list(items))
         }
         _ => None,
     }
 }
 
-fn aggregated_list(items: Vec<Value>) -> (String, String) {
+fn aggregated_list(items: Vec<Value>) -> String {
     let list = json!({"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": {}, "items": items});
     // Only discovery clients ask for this body, and they decode it: its keys are in serde_json's order.
-    let body = list.to_string();
-    let hash: String = Sha512::digest(body.as_bytes()).iter().map(|b| format!("{b:02X}")).collect();
-    (format!("{body}\n"), format!("\"{hash}\""))
+    format!("{list}\n")
 }
 
-/// The discovery document at `path` (query ignored), or None when `path` is not a discovery path.
-pub fn document(path: &str) -> Option<String> {
+/// The ETag of an aggregated discovery body: the SHA-512 of the body in upper-case hex, quoted.
+pub fn etag(body: &str) -> String {
+    let body = body.strip_suffix('\n').unwrap_or(body);
+    let hash: String = Sha512::digest(body.as_bytes()).iter().map(|b| format!("{b:02X}")).collect();
+    format!("\"{hash}\"")
+}
+
+/// The served definitions (as the watch cache holds them), each with its accepted names.
+fn definitions(crds: &[Arc<Object>]) -> impl Iterator<Item = &CustomResourceDefinition> {
+    crds.iter().filter_map(|o| match o.as_ref() {
+        Object::CustomResourceDefinition(d) => Some(d.as_ref()),
+        _ => None,
+    })
+}
+
+/// The groups the definitions add, by name, each with its served versions, the preferred first.
+pub fn custom_groups(crds: &[Arc<Object>]) -> Vec<(String, Vec<String>)> {
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for d in definitions(crds) {
+        let versions = d.spec.versions.iter().filter(|v| v.served).map(|v| v.name.clone());
+        match groups.iter_mut().find(|(g, _)| *g == d.spec.group) {
+            Some((_, vs)) => vs.extend(versions),
+            None => groups.push((d.spec.group.clone(), versions.collect())),
+        }
+    }
+    for (_, versions) in &mut groups {
+        versions.sort_by(|a, b| compare_kube_versions(b, a));
+        versions.dedup();
+    }
+    groups.sort();
+    groups
+}
+
+/// apimachinery's `CompareKubeAwareVersionStrings`: GA before beta before alpha, a higher major or minor
+/// first; names that are no Kubernetes version after all that do, in lexical order. Greater is newer.
+pub fn compare_kube_versions(a: &str, b: &str) -> Ordering {
+    fn parse(v: &str) -> Option<(u64, u8, u64)> {
+        let rest = v.strip_prefix('v')?;
+        let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        let major: u64 = rest[..digits].parse().ok()?;
+        match &rest[digits..] {
+            "" => Some((major, 2, 0)),
+            tail => {
+                let (stage, minor) =
+                    if let Some(m) = tail.strip_prefix("beta") { (1, m) } else { (0, tail.strip_prefix("alpha")?) };
+                Some((major, stage, minor.parse().ok()?))
+            }
+        }
+    }
+    match (parse(a), parse(b)) {
+        (Some((ma, sa, na)), Some((mb, sb, nb))) => sa.cmp(&sb).then(ma.cmp(&mb)).then(na.cmp(&nb)),
+        (Some(_), None) => Ordering::Greater,
+        (None, Some(_)) => Ordering::Less,
+        (None, None) => b.cmp(a),
+    }
+}
+
+/// The verbs of a definition's resource: all of them, or only reads and deletes while it is being deleted.
+fn custom_verbs(d: &CustomResourceDefinition) -> Vec<&'static str> {
+    if apiextensions::condition_true(d, "Terminating") {
+        vec!["delete", "deletecollection", "get", "list", "watch"]
+    } else {
+        vec!["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"]
+    }
+}
+
+/// The accepted names and scope of a definition.
+fn custom_names(d: &CustomResourceDefinition) -> (ResourceInfo, Vec<String>, Vec<String>) {
+    let kind = apiextensions::kind_of(d);
+    let names = d.status.as_ref().and_then(|s| s.accepted_names.clone()).unwrap_or_default();
+    (*kind.info(), names.short_names.unwrap_or_default(), names.categories.unwrap_or_default())
+}
+
+/// `StorageVersionHash`: the first 8 bytes of SHA-256 over `group/version/kind`, in base64.
+fn storage_version_hash(d: &CustomResourceDefinition) -> String {
+    let storage = d.spec.versions.iter().find(|v| v.storage).map_or("", |v| v.name.as_str());
+    let digest = Sha256::digest(format!("{}/{storage}/{}", d.spec.group, d.spec.names.kind).as_bytes());
+    data_encoding::BASE64.encode(&digest[..8])
+}
+
+/// The definitions of `group` serving `version`, in name order.
+fn serving<'a>(
+    crds: &'a [Arc<Object>],
+    group: &'a str,
+    version: &'a str,
+) -> impl Iterator<Item = &'a CustomResourceDefinition> {
+    definitions(crds)
+        .filter(move |d| d.spec.group == group && d.spec.versions.iter().any(|v| v.name == version && v.served))
+}
+
+fn subresources_of(d: &CustomResourceDefinition, version: &str) -> (bool, bool) {
+    let subs = d.spec.versions.iter().find(|v| v.name == version).and_then(|v| v.subresources.as_ref());
+    (subs.is_some_and(|s| s.status.is_some()), subs.is_some_and(|s| s.scale.is_some()))
+}
+
+/// A custom group's `APIResourceList` entries for `version` (`/apis/<group>/<version>`).
+fn custom_resource_list(crds: &[Arc<Object>], group: &str, version: &str) -> Value {
+    let mut resources = Vec::new();
+    for d in serving(crds, group, version) {
+        let (info, short, categories) = custom_names(d);
+        let mut entry = json!({"name": info.resource, "singularName": info.singular, "namespaced": info.namespaced,
+            "kind": info.kind.name(), "verbs": custom_verbs(d)});
+        if !short.is_empty() {
+            entry["shortNames"] = json!(short);
+        }
+        if !categories.is_empty() {
+            entry["categories"] = json!(categories);
+        }
+        entry["storageVersionHash"] = json!(storage_version_hash(d));
+        resources.push(entry);
+        let (status, scale) = subresources_of(d, version);
+        if status {
+            resources.push(json!({"name": format!("{}/status", info.resource), "singularName": "",
+                "namespaced": info.namespaced, "kind": info.kind.name(), "verbs": ["get", "patch", "update"]}));
+        }
+        if scale {
+            resources.push(json!({"name": format!("{}/scale", info.resource), "singularName": "",
+                "namespaced": info.namespaced, "group": "autoscaling", "version": "v1", "kind": "Scale",
+                "verbs": ["get", "patch", "update"]}));
+        }
+    }
+    json!({ "kind": "APIResourceList", "apiVersion": "v1", "groupVersion": format!("{group}/{version}"), "resources": resources })
+}
+
+/// A custom group as the aggregated list has it: each version (newest first) with its resources by name.
+fn custom_group_discovery(crds: &[Arc<Object>], group: &str, versions: &[String]) -> Value {
+    let versions: Vec<Value> = versions
+        .iter()
+        .map(|version| {
+            let mut resources: Vec<(String, Value)> = serving(crds, group, version)
+                .map(|d| {
+                    let (info, short, categories) = custom_names(d);
+                    let gvk = gvk(group, version, info.kind.name());
+                    let mut entry = serde_json::Map::new();
+                    entry.insert("resource".into(), json!(info.resource));
+                    entry.insert("responseKind".into(), gvk.clone());
+                    entry.insert("scope".into(), json!(if info.namespaced { "Namespaced" } else { "Cluster" }));
+                    entry.insert("singularResource".into(), json!(info.singular));
+                    entry.insert("verbs".into(), json!(custom_verbs(d)));
+                    if !short.is_empty() {
+                        entry.insert("shortNames".into(), json!(short));
+                    }
+                    if !categories.is_empty() {
+                        entry.insert("categories".into(), json!(categories));
+                    }
+                    let (status, scale) = subresources_of(d, version);
+                    let mut subs = Vec::new();
+                    if status {
+                        subs.push(
+                            json!({"subresource": "status", "responseKind": gvk, "verbs": ["get", "patch", "update"]}),
+                        );
+                    }
+                    if scale {
+                        subs.push(
+                            json!({"subresource": "scale", "responseKind": self::gvk("autoscaling", "v1", "Scale"),
+                            "verbs": ["get", "patch", "update"]}),
+                        );
+                    }
+                    if !subs.is_empty() {
+                        entry.insert("subresources".into(), Value::Array(subs));
+                    }
+                    (info.resource.to_string(), Value::Object(entry))
+                })
+                .collect();
+            resources.sort_by(|a, b| a.0.cmp(&b.0));
+            let resources: Vec<Value> = resources.into_iter().map(|(_, v)| v).collect();
+            json!({"version": version, "resources": resources, "freshness": "Current"})
+        })
+        .collect();
+    json!({"metadata": {"name": group, "creationTimestamp": null}, "versions": versions})
+}
+
+/// The discovery document at `path` (query ignored) with what the definitions `crds` add, or None when
+/// `path` is not a discovery path.
+pub fn document(path: &str, crds: &[Arc<Object>]) -> Option<String> {
+    let custom = custom_groups(crds);
     let path = path.split('?').next().unwrap_or(path);
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     let doc = match segments.as_slice() {
@@ -261,8 +450,19 @@ pub fn document(path: &str) -> Option<String> {
         }),
         ["api", "v1"] => resource_list("", "v1"),
         ["apis"] => {
-            let groups: Vec<Value> = groups().iter().map(|(g, v)| group_json(g, v)).collect();
+            let mut groups: Vec<Value> = groups().iter().map(|(g, v)| group_json(g, v)).collect();
+            groups.extend(custom.iter().map(|(g, vs)| custom_group_json(g, vs)));
             json!({ "kind": "APIGroupList", "apiVersion": "v1", "groups": groups })
+        }
+        ["apis", group] if custom.iter().any(|(g, _)| g == group) => {
+            let (g, vs) = custom.iter().find(|(g, _)| g == group)?;
+            let mut doc = custom_group_json(g, vs);
+            doc["kind"] = json!("APIGroup");
+            doc["apiVersion"] = json!("v1");
+            doc
+        }
+        ["apis", group, version] if custom.iter().any(|(g, vs)| g == group && vs.iter().any(|v| v == version)) => {
+            custom_resource_list(crds, group, version)
         }
         ["apis", group] => {
             let (g, v) = groups().into_iter().find(|(g, _)| g == group)?;
@@ -282,7 +482,7 @@ mod tests {
     use super::*;
 
     fn doc(path: &str) -> Value {
-        serde_json::from_str(&document(path).unwrap_or_else(|| panic!("{path} is not served"))).unwrap()
+        serde_json::from_str(&document(path, &[]).unwrap_or_else(|| panic!("{path} is not served"))).unwrap()
     }
 
     #[test]
@@ -304,8 +504,9 @@ mod tests {
         assert!(wants_aggregated(Some(accept)));
         assert!(!wants_aggregated(Some("application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList")));
         assert!(!wants_aggregated(Some("application/json")) && !wants_aggregated(None));
-        let (body, etag) = aggregated("/apis").unwrap();
-        let list: Value = serde_json::from_str(body).unwrap();
+        let body = aggregated("/apis", &[]).unwrap();
+        let etag = etag(&body);
+        let list: Value = serde_json::from_str(&body).unwrap();
         assert_eq!(list["apiVersion"], "apidiscovery.k8s.io/v2");
         let served: usize = list["items"]
             .as_array()
@@ -326,8 +527,8 @@ mod tests {
         assert_eq!((&scale["subresource"], &scale["responseKind"]["group"]), (&json!("scale"), &json!("autoscaling")));
         assert_eq!(etag.len(), 130, "a quoted SHA-512 in hex: {etag}");
         let rebuilt = aggregated_list(groups().iter().map(|(g, v)| group_discovery(g, v)).collect());
-        assert_eq!(&rebuilt.1, etag, "the same list, the same tag");
-        assert!(aggregated("/api/v1").is_none());
+        assert_eq!(self::etag(&rebuilt), etag, "the same list, the same tag");
+        assert!(aggregated("/api/v1", &[]).is_none());
     }
 
     #[test]
@@ -339,7 +540,19 @@ mod tests {
         let scale = deployments["resources"].as_array().unwrap().iter().find(|r| r["name"] == "deployments/scale");
         assert_eq!(scale.unwrap()["group"], "autoscaling");
         assert_eq!(doc("/apis/apps")["kind"], "APIGroup");
-        assert!(document("/apis/widgets.example.com").is_none() && document("/apis/apps/v2").is_none());
-        assert!(document("/readyz").is_none());
+        assert!(document("/apis/widgets.example.com", &[]).is_none() && document("/apis/apps/v2", &[]).is_none());
+        assert!(document("/readyz", &[]).is_none());
+    }
+}
+
+#[cfg(test)]
+mod version_order {
+    use super::compare_kube_versions;
+
+    #[test]
+    fn kube_aware_versions_sort_newest_first() {
+        let mut versions = vec!["v1alpha1", "foo", "v1", "v1beta2", "v2", "v1beta1", "bar", "v10alpha1"];
+        versions.sort_by(|a, b| compare_kube_versions(b, a));
+        assert_eq!(versions, vec!["v2", "v1", "v1beta2", "v1beta1", "v10alpha1", "v1alpha1", "bar", "foo"]);
     }
 }

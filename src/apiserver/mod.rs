@@ -12,6 +12,7 @@
 mod access_review;
 pub mod admission;
 mod aggregator;
+pub mod apiextensions;
 pub mod audit;
 pub mod authn;
 pub mod authz;
@@ -78,6 +79,10 @@ const TIMER_WATCH_TIMEOUT: u64 = 1 << 36;
 const TIMER_DEADLINE: u64 = 1 << 48;
 /// The etcd channel's reconnect backoff ran out.
 const TIMER_RECONNECT: u64 = 5;
+/// The CRD finalizer's poll for a definition's remaining objects.
+const TIMER_CRD_CLEANUP: u64 = 6;
+/// The etcd key prefix of CustomResourceDefinitions.
+const CRD_PREFIX: &str = "/registry/apiextensions.k8s.io/customresourcedefinitions/";
 /// kube-apiserver's `--request-timeout` default: how long a request may wait (for etcd, here).
 pub const REQUEST_TIMEOUT_MS: u64 = 60_000;
 /// What the timeout filter writes when a request outlives `--request-timeout`: apimachinery's
@@ -152,6 +157,8 @@ pub struct ApiServer {
     me: ComponentId,
     /// Its identity Lease's heartbeat (None: an apiserver without one, as in unit tests).
     identity: Option<identity::IdentityLease>,
+    /// The apiextensions controllers (names, establishing, the definitions' finalizer).
+    crds: apiextensions::controllers::Controllers,
     rng: Rng,
     etcd: etcd_client::EtcdClient,
     authn: Authenticator,
@@ -177,6 +184,8 @@ pub struct ApiServer {
     v1_events: std::collections::BTreeSet<(ComponentId, u64)>,
     /// Requests to a scale subresource: their answer is the object's `Scale`.
     scale_requests: std::collections::BTreeSet<(ComponentId, u64)>,
+    /// Reads of custom resources that asked for a Table: the columns their answer is printed with.
+    table_requests: BTreeMap<(ComponentId, u64), Arc<[crate::api::TableColumn]>>,
     /// Requests to a deprecated resource (v1 Endpoints): their answers carry the deprecation warning.
     deprecated: std::collections::BTreeSet<(ComponentId, u64)>,
     parked_lists: BTreeMap<u64, ParkedList>,
@@ -219,6 +228,7 @@ impl ApiServer {
         ApiServer {
             me,
             identity: None,
+            crds: apiextensions::controllers::Controllers::new(me, TIMER_CRD_CLEANUP),
             etcd: etcd_client::EtcdClient::new(etcd, rng.fork("etcd-client")),
             rng,
             authn,
@@ -237,6 +247,7 @@ impl ApiServer {
             log: RequestLog::default(),
             v1_events: std::collections::BTreeSet::new(),
             scale_requests: std::collections::BTreeSet::new(),
+            table_requests: BTreeMap::new(),
             deprecated: std::collections::BTreeSet::new(),
             parked_lists: BTreeMap::new(),
             next_park_id: 1,
@@ -315,6 +326,7 @@ impl ApiServer {
                 (if past_authz == Some(Verb::Create) { 201 } else { 200 }, Some(o.resource_version()))
             }
             ApiResponse::List { resource_version, .. } => (200, Some(*resource_version)),
+            ApiResponse::Table(t) => (200, t.list.as_ref().map(|(rv, _)| *rv)),
             ApiResponse::WatchStarted { .. } | ApiResponse::Text(_) | ApiResponse::LogStream { .. } => (200, None),
             ApiResponse::Exec(_) => (101, None),
             ApiResponse::Raw { code, .. } => (*code, None),
@@ -341,6 +353,10 @@ impl ApiServer {
         self.log.close(client, request_id, code, revision);
         let response =
             if self.v1_events.remove(&(client, request_id)) { events_v1_response(response) } else { response };
+        let response = match self.table_requests.remove(&(client, request_id)) {
+            Some(columns) => apiextensions::columns::table(columns, response, ctx.now),
+            None => response,
+        };
         let response = match response {
             ApiResponse::Object(o) if self.scale_requests.remove(&(client, request_id)) => {
                 registry::scale_of(&o).map_or(ApiResponse::Object(o), |s| ApiResponse::Object(Arc::new(s)))
@@ -368,6 +384,7 @@ impl ApiServer {
         if let Some(identity) = &mut self.identity {
             identity.start(ctx);
         }
+        self.crds.start();
         self.cache = WatchCache::default();
         self.held.clear();
         self.etcd.reset();
@@ -441,6 +458,7 @@ impl ApiServer {
                 self.relist(ctx)
             }
             TIMER_RECONNECT => self.reconnect(ctx),
+            TIMER_CRD_CLEANUP => self.crds.on_timer(ctx, &self.cache),
             t if t > TIMER_DEADLINE => self.deadline_passed(ctx, t - TIMER_DEADLINE),
             t if t > TIMER_HEALTH && self.health_probe == Some(t - TIMER_HEALTH) => {
                 self.forget(t - TIMER_HEALTH);
@@ -470,6 +488,9 @@ impl ApiServer {
 
     pub fn on_message(&mut self, ctx: &mut Ctx, from: ComponentId, payload: Payload) {
         // Answers to its own loopback client.
+        if from == self.me && apiextensions::controllers::Controllers::owns(&payload) {
+            return self.crds.on_message(ctx, &self.cache, payload);
+        }
         if from == self.me && matches!(payload, Payload::ApiResponse { .. } | Payload::ConnectionRefused { .. }) {
             if let Some(identity) = &mut self.identity {
                 identity.on_message(ctx, payload);
@@ -543,7 +564,11 @@ impl ApiServer {
             return reply_warned(ctx, client, request_id, ApiResponse::Error(Status::unauthorized()), Vec::new());
         }
         let path = req.non_resource_path.unwrap_or_default();
-        if let Some(body) = discovery::document(&path).or_else(|| openapi::document(&path)) {
+        let crds = apiextensions::served_definitions(&self.cache);
+        let aggregated = req.params.aggregated_discovery.then(|| discovery::aggregated(&path, &crds)).flatten();
+        if let Some(body) =
+            aggregated.or_else(|| discovery::document(&path, &crds)).or_else(|| openapi::document(&path, &crds))
+        {
             return reply_warned(ctx, client, request_id, ApiResponse::Raw { code: 200, body }, Vec::new());
         }
         let target = health::route(&path);
@@ -806,6 +831,17 @@ impl ApiServer {
                 ApiResponse::Error(Status::forbidden(&resource, shown, &detail)),
             );
         }
+        if let Kind::Custom(_) = req.resource.kind {
+            match self.custom_request(&req, &name) {
+                Ok(row) => req.resource = row,
+                Err(status) => return self.respond(ctx, client, request_id, ApiResponse::Error(status)),
+            }
+            if req.params.as_table && matches!(req.verb, Verb::Get | Verb::List) && req.subresource.is_none() {
+                if let Ok(served) = self.served(req.resource) {
+                    self.table_requests.insert((client, request_id), apiextensions::columns::columns(&served).into());
+                }
+            }
+        }
         if req.resource.kind == Kind::Endpoints {
             self.deprecated.insert((client, request_id));
         }
@@ -861,6 +897,44 @@ impl ApiServer {
                 ApiResponse::Error(Status::method_not_allowed("deletecollection is not supported")),
             ),
         }
+    }
+
+    /// A request for a custom resource, checked against what the definitions serve now: the resource row of
+    /// the version asked for, or the refusal (a resource no definition serves is not found; a definition
+    /// being deleted takes no new objects; only the subresources the version declares exist; a custom
+    /// resource takes no strategic merge patch).
+    fn custom_request(&self, req: &ApiRequest, name: &str) -> Result<&'static crate::api::ResourceInfo, Status> {
+        let r = req.resource;
+        let served =
+            apiextensions::resolve(&self.cache, r.group, r.version, r.resource).ok_or_else(Status::no_such_resource)?;
+        if served.row.namespaced != r.namespaced && (req.namespace.is_some() || req.name.is_some()) {
+            return Err(Status::no_such_resource());
+        }
+        match req.subresource.as_deref() {
+            None => {}
+            Some("status") if served.has_status() => {}
+            Some(_) => return Err(Status::no_such_resource()),
+        }
+        if req.verb == Verb::Create && served.terminating() {
+            return Err(Status::forbidden(
+                &served.row.qualified(),
+                name,
+                "create not allowed while custom resource definition is terminating",
+            ));
+        }
+        if matches!(req.patch, Some(crate::api::PatchBody::Strategic(_))) {
+            return Err(Status::unsupported_media_type(&[
+                "application/json-patch+json",
+                "application/merge-patch+json",
+                "application/apply-patch+yaml",
+            ]));
+        }
+        Ok(served.row)
+    }
+
+    /// The definition serving a custom resource row now.
+    fn served(&self, row: &crate::api::ResourceInfo) -> Result<apiextensions::Served, Status> {
+        apiextensions::resolve(&self.cache, row.group, row.version, row.resource).ok_or_else(Status::no_such_resource)
     }
 
     fn read(&mut self, ctx: &mut Ctx, client: ComponentId, request_id: u64, req: ApiRequest) {
@@ -962,7 +1036,13 @@ impl ApiServer {
             events_v1: self.v1_events.contains(&(client, request_id)),
         };
         let v1 = watcher.events_v1;
-        self.respond(ctx, client, request_id, ApiResponse::WatchStarted { watch_id });
+        let table = match req.resource.kind {
+            Kind::Custom(_) if req.params.as_table => {
+                self.served(req.resource).ok().map(|s| apiextensions::columns::columns(&s).into())
+            }
+            _ => None,
+        };
+        self.respond(ctx, client, request_id, ApiResponse::WatchStarted { watch_id, table });
         match req.params.resource_version.as_deref().unwrap_or("") {
             "" | "0" => {
                 for o in self.list_from_cache(&req) {
@@ -1134,12 +1214,25 @@ impl ApiServer {
                     (_, _, _) if req.subresource.as_deref() == Some("scale") => {
                         return Err(Status::method_not_allowed("the scale subresource takes a patch"))
                     }
+                    (Some(p), _, _) if matches!(info.kind, Kind::Custom(_)) => {
+                        let served = self.served(info)?;
+                        let doc = registry::patched_document(&current, p)?;
+                        let (new, unknown) = apiextensions::decode(&served, &doc, req.params.field_validation, true)?;
+                        op.warnings.extend(unknown);
+                        new
+                    }
                     (Some(p), _, _) => {
                         let (new, unknown) = registry::apply_patch_validated(&current, p, req.params.field_validation)?;
                         op.warnings.extend(unknown);
                         new
                     }
                     (None, Some(b), _) => b.clone(),
+                    (None, None, Some(raw)) if matches!(info.kind, Kind::Custom(_)) => {
+                        let served = self.served(info)?;
+                        let (new, unknown) = apiextensions::decode(&served, raw, req.params.field_validation, false)?;
+                        op.warnings.extend(unknown);
+                        new
+                    }
                     (None, None, Some(raw)) => {
                         let (new, unknown) = crate::api::manifest::decode_validated(raw, req.params.field_validation)?;
                         op.warnings.extend(unknown);
@@ -1153,10 +1246,20 @@ impl ApiServer {
                         return Err(Status::stale_object(&qualified, &name));
                     }
                 }
-                let mut new = match req.subresource.as_deref() {
-                    Some("approval") => certificates::prepare_approval(&current, new, now)?,
-                    sub => registry::prepare_update(&current, new, sub)?,
+                let custom = match info.kind {
+                    Kind::Custom(_) => Some(self.served(info)?),
+                    _ => None,
                 };
+                let definition = current.kind() == Kind::CustomResourceDefinition;
+                let mut new = match (req.subresource.as_deref(), &custom) {
+                    (Some("approval"), _) => certificates::prepare_approval(&current, new, now)?,
+                    (sub, Some(served)) => apiextensions::prepare_update(served, &current, new, sub),
+                    (Some("status"), None) if definition => apiextensions::prepare_definition_status(&current, new),
+                    (sub, None) => registry::prepare_update(&current, new, sub)?,
+                };
+                if let (Object::CustomResourceDefinition(next), None) = (&mut new, req.subresource.as_deref()) {
+                    apiextensions::prepare_definition_update(next);
+                }
                 if let (Object::CertificateSigningRequest(old), Object::CertificateSigningRequest(next)) =
                     (current.as_ref(), &new)
                 {
@@ -1166,9 +1269,15 @@ impl ApiServer {
                         return Err(Status::invalid(&info.group_kind(), info.kind.name(), &name, causes));
                     }
                 }
-                if req.subresource.is_none() {
+                if req.subresource.is_none() || custom.is_some() {
                     defaults::apply_defaults(&mut new);
-                    let causes = validation::validate_update(&current, &new);
+                    let mut causes = validation::validate_update(&current, &new);
+                    if let Some(served) = &custom {
+                        causes.extend(apiextensions::validate(served, &new));
+                    }
+                    if let Object::CustomResourceDefinition(crd) = &new {
+                        causes.extend(apiextensions::validate_definition(crd));
+                    }
                     if !causes.is_empty() {
                         return Err(Status::invalid(&info.group_kind(), info.kind.name(), &name, causes));
                     }
@@ -1234,6 +1343,14 @@ impl ApiServer {
                 };
                 op.warnings = warnings;
                 admitted?;
+                if let Object::CustomResourceDefinition(crd) = current.as_ref() {
+                    // The definition's REST Delete: marked, finalized once its objects are gone.
+                    if crd.metadata.deletion_timestamp.is_some() {
+                        return Ok((Txn::default(), Some(current), false));
+                    }
+                    let marked = apiextensions::mark_deleted(crd, now);
+                    return Ok(self.guarded_put(&current, Object::CustomResourceDefinition(Box::new(marked))));
+                }
                 match registry::plan_delete(
                     &current,
                     now,
@@ -1287,8 +1404,18 @@ impl ApiServer {
         warnings: &mut Vec<String>,
     ) -> Result<Object, Status> {
         let info = req.resource;
+        let custom = match info.kind {
+            Kind::Custom(_) => Some(self.served(info)?),
+            _ => None,
+        };
         let mut obj = match (&req.body, &req.raw_body) {
             (Some(b), _) => b.clone(),
+            (None, Some(raw)) if custom.is_some() => {
+                let served = custom.as_ref().expect("checked by the guard");
+                let (obj, unknown) = apiextensions::decode(served, raw, req.params.field_validation, false)?;
+                warnings.extend(unknown);
+                obj
+            }
             (None, Some(raw)) => {
                 let (obj, unknown) = crate::api::manifest::decode_validated(raw, req.params.field_validation)?;
                 warnings.extend(unknown);
@@ -1354,13 +1481,25 @@ impl ApiServer {
         if let Object::CertificateSigningRequest(csr) = &mut obj {
             certificates::prepare_for_create(csr, user);
         }
+        if let Object::CustomResourceDefinition(crd) = &mut obj {
+            apiextensions::prepare_definition(crd);
+        }
+        if let Some(served) = &custom {
+            apiextensions::prepare_create(served, &mut obj);
+        }
         if let Object::Job(job) = &mut obj {
             validation::batch::generate_selector(job);
         }
         if let Object::Service(svc) = &mut obj {
             self.allocate_service(svc)?;
         }
-        let causes = validation::validate_create(&obj);
+        let mut causes = validation::validate_create(&obj);
+        if let Some(served) = &custom {
+            causes.extend(apiextensions::validate(served, &obj));
+        }
+        if let Object::CustomResourceDefinition(crd) = &obj {
+            causes.extend(apiextensions::validate_definition(crd));
+        }
         if !causes.is_empty() {
             return Err(Status::invalid(&info.group_kind(), info.kind.name(), &name, causes));
         }
@@ -1431,6 +1570,7 @@ impl ApiServer {
                 self.cache.reset(response.revision, objects);
                 self.rewatch(ctx);
                 self.synced = true;
+                self.crds.resync(ctx, &self.cache);
                 self.serve_parked_lists(ctx);
                 let chain = ctx.chain;
                 for (client, id, req, held_chain) in std::mem::take(&mut self.held) {
@@ -1542,6 +1682,7 @@ impl ApiServer {
 
     fn on_etcd_event(&mut self, ctx: &mut Ctx, e: crate::etcd::Event) {
         let revision = e.kv.mod_revision;
+        let crd = e.kv.key.strip_prefix(CRD_PREFIX).map(str::to_string);
         let event = match e.kind {
             EventType::Put => {
                 let mut kv = e.kv;
@@ -1555,6 +1696,9 @@ impl ApiServer {
             }
         };
         self.fan_out(ctx, &event);
+        if let Some(name) = crd {
+            self.crds.changed(ctx, &self.cache, &name);
+        }
     }
 
     fn fan_out(&mut self, ctx: &mut Ctx, event: &CachedEvent) {

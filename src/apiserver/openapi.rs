@@ -13,15 +13,16 @@
 //! apimachinery and core own named here.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha512};
 
+use crate::api::custom;
 use crate::api::schema::{Field, Table};
-use crate::api::ResourceInfo;
+use crate::api::{Object, ResourceInfo};
 
-use super::discovery;
+use super::{apiextensions, discovery};
 
 /// Types defined by apimachinery's meta/v1 package.
 const META_V1: [&str; 8] = [
@@ -54,9 +55,115 @@ const FIELD_VALIDATION: &str =
 
 /// The document for an OpenAPI path (`/openapi/v3`, `/openapi/v3/apis/apps/v1?hash=…`, `/openapi/v2`;
 /// the query is ignored), or None when the path is not one.
-pub fn document(path: &str) -> Option<String> {
+pub fn document(path: &str, crds: &[Arc<Object>]) -> Option<String> {
     let path = path.split('?').next().unwrap_or(path).trim_end_matches('/');
-    documents().get(path).cloned()
+    if path == "/openapi/v3" && !crds.is_empty() {
+        // The index with each custom group-version's document and its hash.
+        let mut index = index().clone();
+        for (group, versions) in discovery::custom_groups(crds) {
+            for version in versions {
+                let body = format!("{}\n", custom_v3(crds, &group, &version));
+                let gv = format!("apis/{group}/{version}");
+                index.insert(
+                    gv.clone(),
+                    json!({ "serverRelativeURL": format!("/openapi/v3/{gv}?hash={}", hash(&body)) }),
+                );
+            }
+        }
+        return Some(format!("{}\n", json!({ "paths": index })));
+    }
+    if let Some(doc) = documents().get(path) {
+        return Some(doc.clone());
+    }
+    let (group, version) = path.strip_prefix("/openapi/v3/apis/")?.split_once('/')?;
+    let served =
+        discovery::custom_groups(crds).into_iter().any(|(g, vs)| g == group && vs.iter().any(|v| v == version));
+    served.then(|| format!("{}\n", custom_v3(crds, group, version)))
+}
+
+/// kube-openapi's document hash: the SHA-512 of the body in upper-case hex.
+fn hash(body: &str) -> String {
+    Sha512::digest(body.as_bytes()).iter().map(|b| format!("{b:02X}")).collect()
+}
+
+/// The v3 index's entries of the built-in group-versions.
+fn index() -> &'static Map<String, Value> {
+    static INDEX: OnceLock<Map<String, Value>> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let index = documents().get("/openapi/v3").and_then(|d| serde_json::from_str::<Value>(d).ok());
+        index.and_then(|i| i["paths"].as_object().cloned()).unwrap_or_default()
+    })
+}
+
+/// What a custom resource's schema takes from the built-in types: ObjectMeta's reference, the schemas of
+/// ObjectMeta and every type it reaches, and the descriptions of `apiVersion`, `kind` and `metadata`.
+struct MetaSchemas {
+    reference: Value,
+    schemas: Map<String, Value>,
+    api_version: String,
+    kind: String,
+    metadata: String,
+}
+
+fn meta_schemas() -> &'static MetaSchemas {
+    static META: OnceLock<MetaSchemas> = OnceLock::new();
+    META.get_or_init(|| {
+        let table = Table::load();
+        let graph = Graph::of(&table);
+        let names = Names::of(&table, &graph);
+        let root = table.root("apps/v1", "Deployment").unwrap_or_default();
+        let meta = table.field(root, "metadata").and_then(|f| table.target(&f)).unwrap_or_default();
+        let schemas =
+            graph.reachable(&[meta]).into_iter().map(|key| (names.name(key), component(&table, &names, key, Ref::V3)));
+        let doc = |field: &str| table.field_doc(root, field).unwrap_or_default().to_string();
+        MetaSchemas {
+            reference: names.reference(meta, Ref::V3),
+            schemas: schemas.collect(),
+            api_version: doc("apiVersion"),
+            kind: doc("kind"),
+            metadata: doc("metadata"),
+        }
+    })
+}
+
+/// The v3 document of a custom group-version: each definition's paths, and its schema (the version's
+/// `openAPIV3Schema`, with `apiVersion`, `kind` and `metadata` as every kind has them) named after the
+/// reversed group (`com.example.stable.v1.CronTab`), beside ObjectMeta's.
+fn custom_v3(crds: &[Arc<Object>], group: &str, version: &str) -> Value {
+    let meta = meta_schemas();
+    let mut paths = Map::new();
+    let mut schemas = meta.schemas.clone();
+    let reversed: Vec<&str> = group.split('.').rev().collect();
+    for o in crds {
+        let Object::CustomResourceDefinition(d) = o.as_ref() else { continue };
+        let Some(v) = d.spec.versions.iter().find(|v| v.name == version && v.served) else { continue };
+        if d.spec.group != group {
+            continue;
+        }
+        let crate::api::Kind::Custom(def) = apiextensions::kind_of(d) else { continue };
+        let row = custom::row(def, version);
+        let name = format!("{}.{version}.{}", reversed.join("."), def.kind);
+        let given = v.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref());
+        let mut schema = given
+            .and_then(|s| serde_json::to_value(s).ok())
+            .unwrap_or_else(|| json!({ "type": "object", "x-kubernetes-preserve-unknown-fields": true }));
+        if let Some(object) = schema.as_object_mut() {
+            let properties = object.entry("properties").or_insert_with(|| json!({}));
+            properties["apiVersion"] = json!({ "type": "string", "description": meta.api_version });
+            properties["kind"] = json!({ "type": "string", "description": meta.kind });
+            properties["metadata"] = json!({ "allOf": [meta.reference], "description": meta.metadata });
+            object.insert("x-kubernetes-group-version-kind".into(), json!([gvk(&row.api_version(), def.kind)]));
+        }
+        schemas.insert(name.clone(), schema);
+        let reference = json!({ "$ref": format!("#/components/schemas/{name}") });
+        paths.extend(resource_paths(row, Some(&reference), Ref::V3));
+    }
+    json!({
+        "openapi": "3.0.0",
+        "info": { "title": "Kubernetes CRD Swagger", "version": "v0.1.0" },
+        "paths": paths,
+        "components": { "schemas": schemas },
+    })
 }
 
 /// Every document by its path, written once: they follow from the compiled-in schema and the resource
@@ -73,7 +180,7 @@ fn documents() -> &'static BTreeMap<String, String> {
             let body = format!("{}\n", v3(&table, &graph, &names, group, version));
             // The hash of the document (uppercase hex SHA-512, as kube-openapi computes it) lets clients
             // cache it for good.
-            let hash: String = Sha512::digest(body.as_bytes()).iter().map(|b| format!("{b:02X}")).collect();
+            let hash = hash(&body);
             index.insert(path.clone(), json!({ "serverRelativeURL": format!("/openapi/v3/{path}?hash={hash}") }));
             out.insert(format!("/openapi/v3/{path}"), body);
         }
@@ -438,7 +545,7 @@ mod tests {
     use super::*;
 
     fn parse(path: &str) -> Value {
-        serde_json::from_str(&document(path).unwrap()).unwrap()
+        serde_json::from_str(&document(path, &[]).unwrap()).unwrap()
     }
 
     #[test]
@@ -447,11 +554,11 @@ mod tests {
         let url = index["paths"]["apis/apps/v1"]["serverRelativeURL"].as_str().unwrap();
         let (path, hash) = url.split_once("?hash=").unwrap();
         assert_eq!(path, "/openapi/v3/apis/apps/v1");
-        let body = document(path).unwrap();
+        let body = document(path, &[]).unwrap();
         let expected: String = Sha512::digest(body.as_bytes()).iter().map(|b| format!("{b:02X}")).collect();
         assert_eq!(hash, expected);
         assert!(index["paths"]["api/v1"].is_object());
-        assert!(document("/openapi/v3/apis/nothing.example.com/v1").is_none());
+        assert!(document("/openapi/v3/apis/nothing.example.com/v1", &[]).is_none());
     }
 
     #[test]

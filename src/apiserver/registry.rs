@@ -53,6 +53,7 @@ pub fn has_generation(kind: Kind) -> bool {
             | Kind::PodDisruptionBudget
             | Kind::NetworkPolicy
             | Kind::Ingress
+            | Kind::CustomResourceDefinition
     )
 }
 
@@ -300,6 +301,12 @@ pub fn apply_patch_validated(
     patch: &PatchBody,
     mode: FieldValidation,
 ) -> Result<(Object, Vec<String>), Status> {
+    let doc = patched_document(current, patch)?;
+    crate::api::manifest::decode_validated(&doc, mode)
+}
+
+/// The current object as JSON with `patch` applied, not yet decoded.
+pub fn patched_document(current: &Object, patch: &PatchBody) -> Result<Value, Status> {
     let mut doc = current.to_json();
     match patch {
         PatchBody::Merge(p) if !p.is_object() => return Err(Status::bad_request("Invalid JSON Patch")),
@@ -322,7 +329,7 @@ pub fn apply_patch_validated(
             super::json_patch::apply(&mut doc, p).map_err(|_| Status::unprocessable())?;
         }
     }
-    crate::api::manifest::decode_validated(&doc, mode)
+    Ok(doc)
 }
 
 /// A patch of the `scale` subresource (Deployments, ReplicaSets, StatefulSets): only `spec.replicas` of the

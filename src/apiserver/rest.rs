@@ -70,9 +70,37 @@ pub struct Target {
     pub subresource: Option<String>,
 }
 
+/// What the router asks of the custom resources the definitions serve (see
+/// [`super::apiextensions::Definitions`]); [`NoCustom`] serves none.
+pub trait CustomResources {
+    /// Whether some definition serves `group`/`version`.
+    fn serves(&self, group: &str, version: &str) -> bool;
+    /// The resource row of `group`/`version`/`resource`, if a definition serves it.
+    fn resource(&self, group: &str, version: &str, resource: &str) -> Option<&'static ResourceInfo>;
+}
+
+/// No custom resources: what the router knows without the apiserver's state.
+pub struct NoCustom;
+
+impl CustomResources for NoCustom {
+    fn serves(&self, _: &str, _: &str) -> bool {
+        false
+    }
+
+    fn resource(&self, _: &str, _: &str, _: &str) -> Option<&'static ResourceInfo> {
+        None
+    }
+}
+
 /// Reads an API path: `None` for a path outside `/api` and `/apis` or a discovery document (`/api`, `/apis`,
 /// `/apis/apps/v1`), `Some(Err)` with the answer for an API path that names nothing served.
 pub fn target(path: &str) -> Option<Result<Target, HttpAnswer>> {
+    target_with(path, &NoCustom)
+}
+
+/// [`target`] with the custom resources the definitions serve. A custom group-version's path that names
+/// nothing served falls through to the mux's plain 404, as apiextensions' handler passes it on.
+pub fn target_with(path: &str, custom: &dyn CustomResources) -> Option<Result<Target, HttpAnswer>> {
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     let (group, version, rest) = match segments.as_slice() {
         ["api"] | ["apis"] | ["apis", _] | ["api", _] | ["apis", _, _] => return None,
@@ -80,9 +108,12 @@ pub fn target(path: &str) -> Option<Result<Target, HttpAnswer>> {
         ["apis", group, version, rest @ ..] => (*group, *version, rest),
         _ => return None,
     };
-    if !RESOURCES.iter().any(|r| r.group == group && r.version == version) {
+    let built_in = RESOURCES.iter().any(|r| r.group == group && r.version == version);
+    if !built_in && !custom.serves(group, version) {
         return Some(Err(HttpAnswer::page_not_found()));
     }
+    let not_found =
+        || if built_in { HttpAnswer::status(&Status::no_such_resource()) } else { HttpAnswer::page_not_found() };
     let (namespace, resource, name, sub) = match rest {
         ["namespaces", ns] => (None, "namespaces", Some(*ns), None),
         ["namespaces", ns, sub @ ("status" | "finalize")] => (None, "namespaces", Some(*ns), Some(*sub)),
@@ -92,13 +123,16 @@ pub fn target(path: &str) -> Option<Result<Target, HttpAnswer>> {
         [resource] => (None, *resource, None, None),
         [resource, name] => (None, *resource, Some(*name), None),
         [resource, name, sub] => (None, *resource, Some(*name), Some(*sub)),
-        _ => return Some(Err(HttpAnswer::status(&Status::no_such_resource()))),
+        _ => return Some(Err(not_found())),
     };
-    let info = RESOURCES.iter().find(|r| r.group == group && r.version == version && r.resource == resource);
-    let Some(info) = info else { return Some(Err(HttpAnswer::status(&Status::no_such_resource()))) };
+    let info = RESOURCES
+        .iter()
+        .find(|r| r.group == group && r.version == version && r.resource == resource)
+        .or_else(|| custom.resource(group, version, resource));
+    let Some(info) = info else { return Some(Err(not_found())) };
     // A cluster-scoped resource has no namespaced path; a namespaced one is read by name only in its namespace.
     if (namespace.is_some() && !info.namespaced) || (info.namespaced && namespace.is_none() && name.is_some()) {
-        return Some(Err(HttpAnswer::status(&Status::no_such_resource())));
+        return Some(Err(not_found()));
     }
     Some(Ok(Target {
         info,
@@ -110,7 +144,12 @@ pub fn target(path: &str) -> Option<Result<Target, HttpAnswer>> {
 
 /// The API request an HTTP request names, or the answer that refuses it.
 pub fn route(req: &HttpRequest) -> Result<Routed, HttpAnswer> {
-    let t = match target(req.path) {
+    route_with(req, &NoCustom)
+}
+
+/// [`route`] with the custom resources the definitions serve.
+pub fn route_with(req: &HttpRequest, custom: &dyn CustomResources) -> Result<Routed, HttpAnswer> {
+    let t = match target_with(req.path, custom) {
         None if req.method == "GET" => {
             let full = if req.query.is_empty() { req.path.to_string() } else { format!("{}?{}", req.path, req.query) };
             return Ok(Routed::NonResource(full));
@@ -353,6 +392,45 @@ pub fn answer(info: Option<&ResourceInfo>, response: &ApiResponse) -> HttpAnswer
         ApiResponse::Exec(ExecResult { end: ExecEnd::NotUpgraded(body), .. }) => HttpAnswer::text(500, body.clone()),
         ApiResponse::Exec(_) => HttpAnswer::status(&Status::bad_request(UPGRADE_REQUIRED)),
         ApiResponse::WatchStarted { .. } => HttpAnswer::json(200, "{}\n".into()),
+        ApiResponse::Table(t) => {
+            HttpAnswer::json(200, format!("{}\n", custom_table_json(t, IncludeObject::Metadata, true)))
+        }
+    }
+}
+
+/// A custom resource's Table as the apiserver writes it: column definitions (unless `headers` is false),
+/// a row of typed cells per object with the object as `include` says, and the list's metadata.
+pub fn custom_table_json(table: &crate::api::Table, include: IncludeObject, headers: bool) -> String {
+    let rows: Vec<String> = table
+        .rows
+        .iter()
+        .map(|(cells, o)| format!("{{\"cells\":{}{}}}", Value::Array(cells.clone()), row_object(o, include)))
+        .collect();
+    let metadata = match &table.list {
+        Some((rv, more)) => list_meta(*rv, more.as_ref()),
+        None => "{}".into(),
+    };
+    let definitions = if headers {
+        let defs: Vec<Value> = table.columns.iter().map(crate::api::TableColumn::definition).collect();
+        format!(",\"columnDefinitions\":{}", Value::Array(defs))
+    } else {
+        String::new()
+    };
+    format!(
+        "{{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":{metadata}{definitions},\"rows\":[{}]}}",
+        rows.join(",")
+    )
+}
+
+/// A row's `object`: nothing, the object's metadata as a PartialObjectMetadata, or the whole object.
+fn row_object(o: &Object, include: IncludeObject) -> String {
+    match include {
+        IncludeObject::None => String::new(),
+        IncludeObject::Object => format!(",\"object\":{}", object_json(o, true)),
+        IncludeObject::Metadata => {
+            let meta = serde_json::to_string(o.meta()).unwrap_or_else(|_| "{}".into());
+            format!(",\"object\":{{\"kind\":\"PartialObjectMetadata\",\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":{meta}}}")
+        }
     }
 }
 
@@ -414,17 +492,7 @@ pub fn table_json(
             let mut cells = printers::cells(o, info.kind, now);
             cells.resize(columns.len(), String::new());
             let cells: Vec<String> = cells.into_iter().map(|c| Value::from(c).to_string()).collect();
-            let object = match include {
-                IncludeObject::None => String::new(),
-                IncludeObject::Object => format!(",\"object\":{}", object_json(o, true)),
-                IncludeObject::Metadata => {
-                    let meta = serde_json::to_string(o.meta()).unwrap_or_else(|_| "{}".into());
-                    format!(
-                        ",\"object\":{{\"kind\":\"PartialObjectMetadata\",\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":{meta}}}"
-                    )
-                }
-            };
-            format!("{{\"cells\":[{}]{object}}}", cells.join(","))
+            format!("{{\"cells\":[{}]{}}}", cells.join(","), row_object(o, include))
         })
         .collect();
     let metadata = match revision {
@@ -450,13 +518,16 @@ pub fn table_answer(info: &ResourceInfo, response: &ApiResponse, now: SimTime, i
             let revision = Some((*resource_version, more.as_ref()));
             HttpAnswer::json(200, format!("{}\n", table_json(info, items, revision, now, include, true)))
         }
+        ApiResponse::Table(t) => HttpAnswer::json(200, format!("{}\n", custom_table_json(t, include, true))),
         other => answer(Some(info), other),
     }
 }
 
-/// A watch frame whose object is a one-row Table (`headers` on the first event only).
+/// A watch frame whose object is a one-row Table (`headers` on the first event only); a custom resource's
+/// row is made with the `columns` the apiserver gave when the watch started.
 pub fn watch_event_table_json(
     info: &ResourceInfo,
+    columns: Option<&Arc<[crate::api::TableColumn]>>,
     event: &WatchEvent,
     now: SimTime,
     include: IncludeObject,
@@ -464,7 +535,18 @@ pub fn watch_event_table_json(
 ) -> String {
     match (event.kind, &event.object) {
         (WatchEventType::Added | WatchEventType::Modified | WatchEventType::Deleted, Some(o)) => {
-            let table = table_json(info, std::slice::from_ref(o), None, now, include, headers);
+            let table = match columns {
+                Some(columns) => {
+                    let cells = super::apiextensions::columns::cells(columns, o, now);
+                    let rows = vec![(cells, Arc::clone(o))];
+                    custom_table_json(
+                        &crate::api::Table { columns: Arc::clone(columns), rows, list: None },
+                        include,
+                        headers,
+                    )
+                }
+                None => table_json(info, std::slice::from_ref(o), None, now, include, headers),
+            };
             format!("{{\"type\":\"{}\",\"object\":{table}}}\n", event.kind.as_str())
         }
         _ => watch_event_json(info, event),

@@ -92,7 +92,7 @@ impl Checker {
     fn answered(&mut self, cluster: &Cluster, to: ComponentId, request_id: u64, response: &ApiResponse) {
         let Some(asked) = self.asked.remove(&(to, request_id)) else { return };
         match response {
-            ApiResponse::WatchStarted { watch_id } => {
+            ApiResponse::WatchStarted { watch_id, .. } => {
                 let who = Self::who(cluster, to);
                 self.watches.started(&who, *watch_id, asked.resource, watch_scope(cluster, *watch_id));
             }

@@ -37,6 +37,13 @@ impl ApiConn {
         ApiConn { server, credentials, next_id: 1, informers: Vec::new(), calls: BTreeMap::new() }
     }
 
+    /// Numbers its requests from `first` on: two connections of one component to the same server (the
+    /// apiserver's loopback clients) must not share request ids.
+    pub fn with_first_request_id(mut self, first: u64) -> ApiConn {
+        self.next_id = first;
+        self
+    }
+
     pub fn credentials(&self) -> &Credentials {
         &self.credentials
     }

@@ -189,7 +189,7 @@ impl Informer {
                 self.state = State::StartingWatch { request_id: next_id };
                 Output { send: vec![(next_id, req)], changes: vec![Change::Resynced], relist_after_ms: None }
             }
-            (State::StartingWatch { .. }, ApiResponse::WatchStarted { watch_id }) => {
+            (State::StartingWatch { .. }, ApiResponse::WatchStarted { watch_id, .. }) => {
                 self.state = State::Watching { watch_id };
                 Output::default()
             }
@@ -259,7 +259,7 @@ mod tests {
         assert_eq!(out.changes, vec![Change::Resynced]);
         let (id, watch) = &out.send[0];
         assert_eq!((*id, watch.verb, watch.params.resource_version.as_deref()), (2, Verb::Watch, Some("9")));
-        i.on_response(ApiResponse::WatchStarted { watch_id: 77 }, 3);
+        i.on_response(ApiResponse::WatchStarted { watch_id: 77, table: None }, 3);
         assert!(i.owns_watch(77));
     }
 
@@ -268,7 +268,7 @@ mod tests {
         let mut i = Informer::new(Kind::ConfigMap, Credentials::Anonymous);
         i.relist(1);
         i.on_response(ApiResponse::List { items: vec![cm("a", 5)], resource_version: 9, more: None }, 2);
-        i.on_response(ApiResponse::WatchStarted { watch_id: 1 }, 3);
+        i.on_response(ApiResponse::WatchStarted { watch_id: 1, table: None }, 3);
         let out = i.on_event(event(WatchEventType::Added, Some(cm("b", 10)), 10));
         assert!(matches!(&out.changes[0], Change::Added(o) if o.name() == "b"));
         let out = i.on_event(event(WatchEventType::Modified, Some(cm("a", 11)), 11));
@@ -303,7 +303,7 @@ mod tests {
         let mut i = Informer::new(Kind::ConfigMap, Credentials::Anonymous);
         i.relist(1);
         i.on_response(ApiResponse::List { items: vec![], resource_version: 3, more: None }, 2);
-        i.on_response(ApiResponse::WatchStarted { watch_id: 1 }, 3);
+        i.on_response(ApiResponse::WatchStarted { watch_id: 1, table: None }, 3);
         let gone = WatchEvent {
             kind: WatchEventType::Error,
             object: None,

@@ -425,7 +425,7 @@ impl ProcessHost {
             }
             Payload::ApiResponse { request_id, response, warnings } => {
                 let Some((pid, _, _)) = self.request_owner.remove(&request_id) else { return };
-                if let ApiResponse::WatchStarted { watch_id } | ApiResponse::LogStream { stream_id: watch_id, .. } =
+                if let ApiResponse::WatchStarted { watch_id, .. } | ApiResponse::LogStream { stream_id: watch_id, .. } =
                     response.as_ref()
                 {
                     self.watch_owner.insert(*watch_id, pid);

@@ -59,7 +59,7 @@ impl Cluster {
             Box::pin(async move {
                 let (result, warnings) = api.call_raw_warned(request).await;
                 let (watch, stream) = match &result {
-                    Ok(ApiResponse::WatchStarted { watch_id }) => (Some(*watch_id), None),
+                    Ok(ApiResponse::WatchStarted { watch_id, .. }) => (Some(*watch_id), None),
                     Ok(ApiResponse::LogStream { stream_id, .. }) => (None, Some(*stream_id)),
                     _ => (None, None),
                 };

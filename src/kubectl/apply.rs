@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use crate::api::manifest::{parse_documents, Document};
-use crate::api::{lookup_kind, ApiResponse, FieldValidation, Object, PatchBody, ResourceInfo, Verb};
+use crate::api::{ApiResponse, FieldValidation, Object, PatchBody, ResourceInfo, Verb};
 use crate::apiserver::registry::merge_patch;
 
 use super::{common, kind_name, Context, Failure};
@@ -29,16 +29,27 @@ pub(super) fn documents(ctx: &Context, verb: &str) -> Result<(Vec<Document>, Str
 }
 
 /// A document's resource and the namespace it goes to (its own, else the context's).
-pub(super) fn placed(ctx: &Context, doc: &Value, source: &str) -> Result<(&'static ResourceInfo, String), Failure> {
+pub(super) async fn placed(
+    ctx: &Context,
+    doc: &Value,
+    source: &str,
+) -> Result<(&'static ResourceInfo, String), Failure> {
     let default_ns = ctx.namespace();
-    let info = info_for(doc, source, &default_ns)?;
+    let info = info_for(ctx, doc, source, &default_ns).await?;
     Ok((info, doc["metadata"]["namespace"].as_str().unwrap_or(&default_ns).to_string()))
 }
 
-pub(super) fn info_for(doc: &Value, source: &str, ns: &str) -> Result<&'static ResourceInfo, Failure> {
+/// A document's resource, found by its `apiVersion` and `kind` (through discovery for a kind that is not
+/// built in), or kubectl's mapping error.
+pub(super) async fn info_for(
+    ctx: &Context,
+    doc: &Value,
+    source: &str,
+    ns: &str,
+) -> Result<&'static ResourceInfo, Failure> {
     let api_version = doc["apiVersion"].as_str().unwrap_or("");
     let kind = doc["kind"].as_str().unwrap_or("");
-    lookup_kind(api_version, kind).ok_or_else(|| {
+    super::discovery::resolve_kind(ctx, api_version, kind).await?.ok_or_else(|| {
         let name = doc["metadata"]["name"].as_str().unwrap_or("");
         let ns = doc["metadata"]["namespace"].as_str().unwrap_or(ns);
         Failure(format!(
@@ -78,7 +89,7 @@ pub async fn apply(ctx: &Context) -> Result<(), Failure> {
 
 async fn apply_one(ctx: &Context, mut doc: Value, source: &str, validation: FieldValidation) -> Result<(), Failure> {
     let default_ns = ctx.namespace();
-    let info = info_for(&doc, source, &default_ns)?;
+    let info = info_for(ctx, &doc, source, &default_ns).await?;
     let ns = doc["metadata"]["namespace"].as_str().unwrap_or(&default_ns).to_string();
     let name = doc["metadata"]["name"].as_str().unwrap_or("").to_string();
     if name.is_empty() {
@@ -123,7 +134,11 @@ async fn apply_one(ctx: &Context, mut doc: Value, source: &str, validation: Fiel
                 return Ok(());
             }
             let mut req = ctx.request(Verb::Patch, info).namespace(Some(&ns)).name(&name);
-            req.patch = Some(PatchBody::Strategic(patch));
+            // An object of a kind kubectl has no Go type for (a custom resource) gets a JSON merge patch.
+            req.patch = Some(match info.kind {
+                crate::api::Kind::Custom(_) => PatchBody::Merge(patch),
+                _ => PatchBody::Strategic(patch),
+            });
             req.params.field_validation = validation;
             match ctx.api.call(req).await? {
                 ApiResponse::Object(o) => ctx.println(&format!("{} configured", kind_name(&o))),
@@ -232,7 +247,7 @@ pub async fn create(ctx: &Context) -> Result<(), Failure> {
     let mut errors = DocumentErrors::default();
     for doc in docs {
         let result = async {
-            let (info, ns) = placed(ctx, &doc.value, &source)?;
+            let (info, ns) = placed(ctx, &doc.value, &source).await?;
             let mut req = ctx.request(Verb::Create, info).namespace(Some(&ns));
             req.raw_body = Some(doc.value.clone());
             req.params.field_validation = validation;

@@ -220,10 +220,10 @@ pub async fn targets(ctx: &Context, words: &[String], missing: &str) -> Result<T
             let Some((t, n)) = w.split_once('/') else {
                 return Err(error(TYPE_AND_TYPE_NAME));
             };
-            pairs.push((super::resource(t)?, n.to_string()));
+            pairs.push((super::discovery::resolve(ctx, t).await?, n.to_string()));
         }
     } else {
-        let info = super::resource(first)?;
+        let info = super::discovery::resolve(ctx, first).await?;
         for n in &words[1..] {
             if n.contains('/') {
                 return Err(error(TYPE_AND_TYPE_NAME));

@@ -7,9 +7,9 @@
 //! object is DELETED, as kubectl's wait does it.
 
 use crate::api::manifest::parse_documents;
-use crate::api::{lookup_kind, ApiResponse, ResourceInfo, Verb};
+use crate::api::{ApiResponse, ResourceInfo, Verb};
 
-use super::{resource, Context, Failure};
+use super::{Context, Failure};
 
 pub async fn delete(ctx: &Context) -> Result<(), Failure> {
     let selecting =
@@ -17,7 +17,7 @@ pub async fn delete(ctx: &Context) -> Result<(), Failure> {
     if ctx.args.has(&["all"]) && selecting {
         return Err(Failure("error: setting 'all' parameter but found a non empty selector. ".into()));
     }
-    let targets = if selecting || ctx.args.has(&["all"]) { selected(ctx).await? } else { targets(ctx)? };
+    let targets = if selecting || ctx.args.has(&["all"]) { selected(ctx).await? } else { targets(ctx).await? };
     if targets.is_empty() && (selecting || ctx.args.has(&["all"])) {
         ctx.println("No resources found");
         return Ok(());
@@ -112,7 +112,7 @@ async fn wait_deleted(ctx: &Context, info: &'static ResourceInfo, ns: &str, name
         watch.params.resource_version = Some(revision.to_string());
         watch.params.allow_bookmarks = true;
         watch.params.timeout_seconds = Some(timeout);
-        let ApiResponse::WatchStarted { watch_id } = ctx.call(watch).await? else { return Ok(()) };
+        let ApiResponse::WatchStarted { watch_id, .. } = ctx.call(watch).await? else { return Ok(()) };
         while let Some(event) = ctx.api.next_event(watch_id).await {
             if event.kind == crate::api::WatchEventType::Deleted {
                 return Ok(());
@@ -145,26 +145,22 @@ async fn selected(ctx: &Context) -> Result<Vec<(&'static ResourceInfo, String, S
     Ok(out)
 }
 
-fn targets(ctx: &Context) -> Result<Vec<(&'static ResourceInfo, String, String)>, Failure> {
+async fn targets(ctx: &Context) -> Result<Vec<(&'static ResourceInfo, String, String)>, Failure> {
     let ns = ctx.namespace();
     if ctx.args.get(&["f", "filename"]).is_some() {
         let text = ctx.stdin.clone().unwrap_or_default();
         let docs = parse_documents(&text, "STDIN").map_err(|e| Failure(e.to_string()))?;
-        return docs
-            .into_iter()
-            .map(|d| {
-                let v = d.value;
-                let info = lookup_kind(v["apiVersion"].as_str().unwrap_or(""), v["kind"].as_str().unwrap_or(""))
-                    .ok_or_else(|| {
-                        Failure(format!(
-                            "error: resource mapping not found for kind {:?}",
-                            v["kind"].as_str().unwrap_or("")
-                        ))
-                    })?;
-                let obj_ns = v["metadata"]["namespace"].as_str().unwrap_or(&ns).to_string();
-                Ok((info, obj_ns, v["metadata"]["name"].as_str().unwrap_or("").to_string()))
-            })
-            .collect();
+        let mut out = Vec::new();
+        for d in docs {
+            let v = d.value;
+            let kind = v["kind"].as_str().unwrap_or("");
+            let info = super::discovery::resolve_kind(ctx, v["apiVersion"].as_str().unwrap_or(""), kind)
+                .await?
+                .ok_or_else(|| Failure(format!("error: resource mapping not found for kind {kind:?}")))?;
+            let obj_ns = v["metadata"]["namespace"].as_str().unwrap_or(&ns).to_string();
+            out.push((info, obj_ns, v["metadata"]["name"].as_str().unwrap_or("").to_string()));
+        }
+        return Ok(out);
     }
     let words = &ctx.args.positional[1..];
     let Some(first) = words.first() else {
@@ -174,10 +170,10 @@ fn targets(ctx: &Context) -> Result<Vec<(&'static ResourceInfo, String, String)>
     if first.contains('/') {
         for w in words {
             let (t, n) = w.split_once('/').ok_or_else(|| Failure(("error: there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'").to_string()))?;
-            out.push((resource(t)?, ns.clone(), n.to_string()));
+            out.push((super::discovery::resolve(ctx, t).await?, ns.clone(), n.to_string()));
         }
     } else {
-        let info = resource(first)?;
+        let info = super::discovery::resolve(ctx, first).await?;
         for n in &words[1..] {
             out.push((info, ns.clone(), n.clone()));
         }

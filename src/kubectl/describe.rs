@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::api::{ApiResponse, Kind, Object, ResourceInfo, Verb};
 
 use super::printers::describe::{describe as render, Related};
-use super::{resource, Context, Failure};
+use super::{Context, Failure};
 
 pub async fn describe(ctx: &Context) -> Result<(), Failure> {
     let words = &ctx.args.positional[1..];
@@ -15,8 +15,8 @@ pub async fn describe(ctx: &Context) -> Result<(), Failure> {
         return Err(Failure("error: You must specify the type of resource to describe. Use \"kubectl api-resources\" for a complete list of supported resources.".into()));
     };
     let (info, names): (&'static ResourceInfo, Vec<String>) = match first.split_once('/') {
-        Some((t, n)) => (resource(t)?, vec![n.to_string()]),
-        None => (resource(first)?, words[1..].to_vec()),
+        Some((t, n)) => (super::discovery::resolve(ctx, t).await?, vec![n.to_string()]),
+        None => (super::discovery::resolve(ctx, first).await?, words[1..].to_vec()),
     };
     let ns = ctx.namespace();
     let namespace = info.namespaced.then_some(ns.as_str());

@@ -8,15 +8,16 @@ use std::sync::Arc;
 
 use crate::api::{ApiResponse, Object, ResourceInfo, Verb, RESOURCES};
 
+use super::discovery::resolve;
 use super::printers;
-use super::{resource, Context, Failure};
+use super::{Context, Failure};
 
 /// What one `kubectl get` asks for: resource types in order, each with the names asked (none: a listing).
 type Targets = Vec<(&'static ResourceInfo, Vec<String>)>;
 
 /// Splits the arguments after `get` as kubectl's resource builder does: `TYPE[,TYPE…] [NAME…]` or only
 /// `TYPE/NAME` words; `all` is the category of workload types.
-fn targets(words: &[String]) -> Result<Targets, Failure> {
+async fn targets(ctx: &Context, words: &[String]) -> Result<Targets, Failure> {
     let slashed = words.iter().filter(|w| w.contains('/')).count();
     if slashed > 0 && slashed != words.len() {
         return Err(super::common::error(super::common::TYPE_AND_TYPE_NAME));
@@ -34,7 +35,7 @@ fn targets(words: &[String]) -> Result<Targets, Failure> {
                     "error: arguments in resource/name form must have a single resource and name".into(),
                 ));
             }
-            let info = resource(type_name)?;
+            let info = resolve(ctx, type_name).await?;
             match out.last_mut() {
                 Some((last, names)) if std::ptr::eq(*last, info) => names.push(name.to_string()),
                 _ => out.push((info, vec![name.to_string()])),
@@ -47,7 +48,7 @@ fn targets(words: &[String]) -> Result<Targets, Failure> {
         let infos: Vec<&'static ResourceInfo> = if type_name.eq_ignore_ascii_case("all") {
             RESOURCES.iter().filter(|r| r.in_all).collect()
         } else {
-            vec![resource(type_name)?]
+            vec![resolve(ctx, type_name).await?]
         };
         for info in infos {
             if !out.iter().any(|(seen, _)| std::ptr::eq(*seen, info)) {
@@ -81,7 +82,7 @@ pub async fn get(ctx: &Context) -> Result<(), Failure> {
             "You must specify the type of resource to get. Use \"kubectl api-resources\" for a complete list of supported resources.\n\nerror: Required resource not specified.\nUse \"kubectl explain <resource>\" for a detailed description of that resource (e.g. kubectl explain pods).\nSee 'kubectl get -h' for help and examples".into(),
         ));
     }
-    let targets = targets(words)?;
+    let targets = targets(ctx, words).await?;
     let format = printers::output::OutputFormat::parse(ctx.args.get(&["o", "output"]).unwrap_or(""))
         .map_err(|e| Failure(format!("error: {e}")))?;
     let ns = ctx.namespace();
@@ -93,7 +94,12 @@ pub async fn get(ctx: &Context) -> Result<(), Failure> {
     let mut listed: Vec<&'static ResourceInfo> = Vec::new();
     let mut errors = Vec::new();
     let chunk = chunk_size(ctx)?;
+    // A custom resource printed as a table is read as the apiserver's Table: its columns and each object's
+    // cells, by object uid.
+    let tabular = matches!(format, printers::output::OutputFormat::Table | printers::output::OutputFormat::Wide);
+    let mut server_tables: CustomTables = Vec::new();
     for (info, names) in &targets {
+        let as_table = tabular && matches!(info.kind, crate::api::Kind::Custom(_));
         let namespace = if all || !info.namespaced { None } else { Some(ns.as_str()) };
         if names.is_empty() {
             // In pages of `--chunk-size` (500), each after the first naming the token of the one before.
@@ -104,8 +110,14 @@ pub async fn get(ctx: &Context) -> Result<(), Failure> {
                 req.params.field_selector = ctx.args.get(&["field-selector"]).map(str::to_string);
                 req.params.limit = chunk;
                 req.params.continue_token = token.take();
-                let ApiResponse::List { items, more, .. } = super::common::list_call(ctx, info, req).await? else {
-                    break;
+                req.params.as_table = as_table;
+                let (items, more) = match super::common::list_call(ctx, info, req).await? {
+                    ApiResponse::List { items, more, .. } => (items, more),
+                    ApiResponse::Table(t) => {
+                        let more = t.list.as_ref().and_then(|(_, m)| m.clone());
+                        (keep_table(&mut server_tables, info, *t), more)
+                    }
+                    _ => break,
                 };
                 if !listed.contains(info) {
                     listed.push(*info);
@@ -118,9 +130,13 @@ pub async fn get(ctx: &Context) -> Result<(), Failure> {
             }
         } else {
             for name in names {
-                let req = ctx.request(Verb::Get, info).namespace(namespace).name(name);
+                let mut req = ctx.request(Verb::Get, info).namespace(namespace).name(name);
+                req.params.as_table = as_table;
                 match ctx.call(req).await {
                     Ok(ApiResponse::Object(o)) => found.push((*info, o)),
+                    Ok(ApiResponse::Table(t)) => {
+                        found.extend(keep_table(&mut server_tables, info, *t).into_iter().map(|o| (*info, o)))
+                    }
                     Ok(_) => {}
                     Err(Failure(line)) => errors.push(line),
                 }
@@ -168,7 +184,16 @@ pub async fn get(ctx: &Context) -> Result<(), Failure> {
                 let objects: Vec<Arc<Object>> = run.iter().map(|(_, o)| o.clone()).collect();
                 let mut get = opts(info).get;
                 get.wide = wide;
-                tables.push(printers::get::get_table(info.kind, &objects, ctx.api.now(), &get));
+                match server_tables.iter().find(|(i, _, _)| std::ptr::eq(*i, info)) {
+                    Some((_, columns, cells)) => {
+                        let rows: Vec<(Vec<serde_json::Value>, Arc<Object>)> = objects
+                            .iter()
+                            .map(|o| (cells.get(&uid(o)).cloned().unwrap_or_default(), Arc::clone(o)))
+                            .collect();
+                        tables.push(printers::get::custom_table(info, columns, &rows, &get));
+                    }
+                    None => tables.push(printers::get::get_table(info.kind, &objects, ctx.api.now(), &get)),
+                }
             }
             printers::render_tables(&tables, no_headers)
         } else {
@@ -187,6 +212,34 @@ pub async fn get(ctx: &Context) -> Result<(), Failure> {
         }
         None => Ok(()),
     }
+}
+
+/// The apiserver's Tables of custom resources: per resource, its columns and each object's cells by uid.
+type CustomTables = Vec<(
+    &'static ResourceInfo,
+    Arc<[crate::api::TableColumn]>,
+    std::collections::BTreeMap<String, Vec<serde_json::Value>>,
+)>;
+
+fn uid(o: &Object) -> String {
+    o.meta().uid.clone().unwrap_or_default()
+}
+
+/// Keeps a Table's columns and cells for printing; returns its objects.
+fn keep_table(tables: &mut CustomTables, info: &'static ResourceInfo, table: crate::api::Table) -> Vec<Arc<Object>> {
+    let index = match tables.iter().position(|(i, _, _)| std::ptr::eq(*i, info)) {
+        Some(i) => i,
+        None => {
+            tables.push((info, Arc::clone(&table.columns), Default::default()));
+            tables.len() - 1
+        }
+    };
+    let mut objects = Vec::new();
+    for (cells, o) in table.rows {
+        tables[index].2.insert(uid(&o), cells);
+        objects.push(o);
+    }
+    objects
 }
 
 /// `--sort-by=<jsonpath>`: objects ordered by the field's value (numbers numerically, anything else as text,

@@ -35,8 +35,7 @@ pub async fn cluster_info(ctx: &Context) -> Result<(), Failure> {
 /// `kubectl api-resources`: what discovery lists, grouped by API group (or sorted `--sort-by=name|kind`),
 /// filtered by `--api-group`, `--namespaced`, `--verbs` and `--categories`; `-o wide` adds the verbs and
 /// categories, `-o name` prints `resource.group`.
-pub fn api_resources(ctx: &Context) -> Result<(), Failure> {
-    use crate::apiserver::discovery;
+pub async fn api_resources(ctx: &Context) -> Result<(), Failure> {
     let output = ctx.args.get(&["o", "output"]).unwrap_or("");
     if !matches!(output, "" | "wide" | "name") {
         return Err(Failure(format!("error: --output {output} is not available")));
@@ -54,21 +53,31 @@ pub fn api_resources(ctx: &Context) -> Result<(), Failure> {
     let (verbs, categories) = (list(&["verbs"]), list(&["categories"]));
     let group = ctx.args.get(&["api-group"]);
     let namespaced = ctx.args.get(&["namespaced"]);
-    let mut rows: Vec<&crate::api::ResourceInfo> = discovery::listed()
+    let discovered = super::discovery::discover(ctx).await?;
+    let mut rows: Vec<&super::discovery::Discovered> = discovered
+        .iter()
+        .filter(|r| r.preferred)
         .filter(|r| group.is_none_or(|g| g == r.group))
         .filter(|r| namespaced.is_none_or(|n| (n == "true") == r.namespaced))
-        .filter(|r| verbs.iter().all(|v| discovery::verbs(r).contains(&v.as_str())))
-        .filter(|r| categories.iter().all(|c| discovery::categories(r).contains(&c.as_str())))
+        .filter(|r| verbs.iter().all(|v| r.verbs.contains(v)))
+        .filter(|r| categories.iter().all(|c| r.categories.contains(c)))
         .collect();
-    rows.sort_by_key(|r| (r.group, r.resource));
+    rows.sort_by(|a, b| (&a.group, &a.resource).cmp(&(&b.group, &b.resource)));
     match sort_by {
-        "name" => rows.sort_by_key(|r| r.resource),
-        "kind" => rows.sort_by_key(|r| r.kind.name()),
+        "name" => rows.sort_by(|a, b| a.resource.cmp(&b.resource)),
+        "kind" => rows.sort_by(|a, b| a.kind.cmp(&b.kind)),
         _ => {}
     }
+    let api_version = |r: &super::discovery::Discovered| {
+        if r.group.is_empty() {
+            r.version.clone()
+        } else {
+            format!("{}/{}", r.group, r.version)
+        }
+    };
     if output == "name" {
         for r in rows {
-            ctx.println(&r.qualified());
+            ctx.println(&if r.group.is_empty() { r.resource.clone() } else { format!("{}.{}", r.resource, r.group) });
         }
         return Ok(());
     }
@@ -79,16 +88,11 @@ pub fn api_resources(ctx: &Context) -> Result<(), Failure> {
     let headers = headers.into_iter().map(str::to_string).collect();
     let mut table = super::printers::table::Table { headers, rows: Vec::new() };
     for r in rows {
-        let mut row = vec![
-            r.resource.to_string(),
-            r.short_names.join(","),
-            r.api_version(),
-            r.namespaced.to_string(),
-            r.kind.name().to_string(),
-        ];
+        let mut row =
+            vec![r.resource.clone(), r.short_names.join(","), api_version(r), r.namespaced.to_string(), r.kind.clone()];
         if output == "wide" {
-            row.push(discovery::verbs(r).join(","));
-            row.push(discovery::categories(r).join(","));
+            row.push(r.verbs.join(","));
+            row.push(r.categories.join(","));
         }
         table.rows.push(row);
     }
@@ -96,9 +100,14 @@ pub fn api_resources(ctx: &Context) -> Result<(), Failure> {
     Ok(())
 }
 
-pub fn api_versions(ctx: &Context) -> Result<(), Failure> {
-    // What discovery lists (a subresource's kind, such as autoscaling/v1's Scale, is no group version of its own).
-    let versions: BTreeSet<String> = crate::apiserver::discovery::listed().map(|r| r.api_version()).collect();
+pub async fn api_versions(ctx: &Context) -> Result<(), Failure> {
+    // Every group version discovery lists (a subresource's kind, such as autoscaling/v1's Scale, is no
+    // group version of its own).
+    let versions: BTreeSet<String> = super::discovery::discover(ctx)
+        .await?
+        .iter()
+        .map(|r| if r.group.is_empty() { r.version.clone() } else { format!("{}/{}", r.group, r.version) })
+        .collect();
     for v in versions {
         ctx.println(&v);
     }

@@ -13,6 +13,7 @@ pub mod config;
 pub mod create;
 pub mod delete;
 pub mod describe;
+pub mod discovery;
 pub mod drain;
 pub mod edit;
 pub mod events;
@@ -149,8 +150,8 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
         "explain" => explain::explain(&ctx),
         "version" => info::version(&ctx).await,
         "cluster-info" => info::cluster_info(&ctx).await,
-        "api-resources" => info::api_resources(&ctx),
-        "api-versions" => info::api_versions(&ctx),
+        "api-resources" => info::api_resources(&ctx).await,
+        "api-versions" => info::api_versions(&ctx).await,
         "" => Err(Failure("kubectl controls the Kubernetes cluster manager.\n\nUse \"kubectl <command> --help\" for more information about a given command.".into())),
         other => Err(Failure(flags::unknown_command(other))),
     };

@@ -60,14 +60,28 @@ pub async fn patch(ctx: &Context) -> Result<(), Failure> {
         }
         req.patch = Some(body.clone());
         req.params.dry_run = dry == DryRun::Server;
-        let patched = match ctx.call(req).await {
-            Ok(ApiResponse::Object(o)) => o,
-            Ok(_) => continue,
-            Err(Failure(line)) if targets.single => return Err(Failure(line)),
-            Err(Failure(line)) => {
-                ctx.println(&line);
+        // kubectl patch names no fieldValidation: the server's default (Warn) applies.
+        req.params.field_validation = crate::api::FieldValidation::Warn;
+        let info = obj.info();
+        let patched = match ctx.api.call(req).await? {
+            ApiResponse::Object(o) => o,
+            // A patch type the kind does not take: kubectl names the type and the kind before the server's words.
+            ApiResponse::Error(s) if s.code == 415 => {
+                return Err(Failure(format!(
+                    "error: {} is not supported by {}/{}, Kind={}: {}",
+                    patch_media_type(&body),
+                    info.group,
+                    info.version,
+                    info.kind.name(),
+                    s.message
+                )))
+            }
+            ApiResponse::Error(s) if targets.single => return Err(Failure::from(s)),
+            ApiResponse::Error(s) => {
+                ctx.println(&Failure::from(s).0);
                 continue;
             }
+            _ => continue,
         };
         let op = if patched.resource_version() == obj.resource_version() && dry == DryRun::None {
             "patched (no change)"
@@ -111,4 +125,13 @@ fn local(before: &Value, body: &PatchBody) -> Result<Value, Failure> {
         PatchBody::Json(p) => crate::apiserver::json_patch::apply(&mut doc, p).map_err(common::error)?,
     }
     Ok(doc)
+}
+
+/// The media type a patch is sent as.
+fn patch_media_type(body: &PatchBody) -> &'static str {
+    match body {
+        PatchBody::Json(_) => "application/json-patch+json",
+        PatchBody::Merge(_) => "application/merge-patch+json",
+        PatchBody::Strategic(_) => "application/strategic-merge-patch+json",
+    }
 }

@@ -25,7 +25,7 @@ pub async fn replace(ctx: &Context) -> Result<(), Failure> {
     let mut errors = DocumentErrors::default();
     for doc in docs {
         let result = async {
-            let (info, ns) = placed(ctx, &doc.value, &source)?;
+            let (info, ns) = placed(ctx, &doc.value, &source).await?;
             let name = doc.value["metadata"]["name"].as_str().unwrap_or("").to_string();
             let mut body = doc.value.clone();
             if dry == DryRun::Client {

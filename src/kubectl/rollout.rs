@@ -94,7 +94,7 @@ async fn status(ctx: &Context, name: &str) -> Result<(), Failure> {
     let mut req = ctx.request(Verb::Watch, Kind::Deployment.info()).namespace(Some(&ns));
     req.params.field_selector = Some(format!("metadata.name={name}"));
     req.params.resource_version = Some(current.resource_version().to_string());
-    let ApiResponse::WatchStarted { watch_id } = ctx.call(req).await? else { return Ok(()) };
+    let ApiResponse::WatchStarted { watch_id, .. } = ctx.call(req).await? else { return Ok(()) };
     while let Some(event) = ctx.api.next_event(watch_id).await {
         match (event.kind, event.object.as_deref()) {
             (WatchEventType::Added | WatchEventType::Modified, Some(Object::Deployment(d))) => {

@@ -198,7 +198,7 @@ impl<'a> Watch<'a> {
         req.params.field_selector = Some(format!("metadata.name={}", obj.name()));
         req.params.resource_version = Some(obj.resource_version().to_string());
         let id = match ctx.call(req).await? {
-            ApiResponse::WatchStarted { watch_id } => Some(watch_id),
+            ApiResponse::WatchStarted { watch_id, .. } => Some(watch_id),
             _ => None,
         };
         Ok(Watch { id, deadline: Box::pin(ctx.api.sleep(timeout)) })

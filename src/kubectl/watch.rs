@@ -14,7 +14,7 @@ use crate::sim::time::parse_duration_ms;
 
 use super::common::{self, TabWriter};
 use super::printers;
-use super::{resource, Context, Failure};
+use super::{Context, Failure};
 
 /// How one watch prints: table rows through a remembering tabwriter, or `-o name` / `-o yaml` documents.
 struct Printer {
@@ -93,7 +93,7 @@ pub async fn watch(ctx: &Context) -> Result<(), Failure> {
             "watch is only supported on individual resources and resource collections - more than 1 resource was found",
         ));
     }
-    let info = resource(&type_name)?;
+    let info = super::discovery::resolve(ctx, &type_name).await?;
     if names.len() > 1 {
         return Err(common::error(
             "watch is only supported on individual resources and resource collections, but a list of resources is found",
@@ -135,7 +135,7 @@ pub async fn watch(ctx: &Context) -> Result<(), Failure> {
             req.params.resource_version = Some(resource_version.to_string());
         }
     }
-    let ApiResponse::WatchStarted { watch_id } = ctx.call(req).await? else {
+    let ApiResponse::WatchStarted { watch_id, .. } = ctx.call(req).await? else {
         return Ok(());
     };
     let mut timer = timeout.map(|ms| Box::pin(ctx.api.sleep(ms)));

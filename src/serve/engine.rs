@@ -12,6 +12,8 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::watch;
 
 use crate::api::{ApiRequest, Credentials};
+use crate::apiserver::apiextensions::Definitions;
+use crate::apiserver::rest::{self, HttpAnswer, HttpRequest, Routed};
 use crate::cluster::{Cluster, RemoteEvent};
 use crate::sim::time::{go_duration, parse_duration_ms};
 use crate::sim::SimTime;
@@ -30,9 +32,21 @@ pub enum Command {
         request: Box<ApiRequest>,
         reply: UnboundedSender<(RemoteEvent, SimTime)>,
     },
+    /// An HTTP request that names no built-in resource, to be routed against the custom resources the
+    /// apiserver serves now.
+    Route { http: OwnedHttp, reply: tokio::sync::oneshot::Sender<Result<Routed, HttpAnswer>> },
     /// A control-prompt line (`stop kube-scheduler`, `wait 30s`, a node-shell line when `node` is set);
     /// its output goes to `reply`.
     Control { node: Option<String>, line: String, reply: std::sync::mpsc::Sender<String> },
+}
+
+/// An HTTP request's method, path, query, content type and body, owned to cross to the engine's thread.
+pub struct OwnedHttp {
+    pub method: String,
+    pub path: String,
+    pub query: String,
+    pub content_type: Option<String>,
+    pub body: Vec<u8>,
 }
 
 /// Milliseconds of wall time since serve started.
@@ -80,6 +94,20 @@ pub fn run(
             Ok(Command::Call { client, credentials, request, reply }) => {
                 let id = cluster.remote_call(&client, credentials, *request);
                 open.insert(id, Open { reply, answered: false });
+            }
+            Ok(Command::Route { http, reply }) => {
+                let request = HttpRequest {
+                    method: &http.method,
+                    path: &http.path,
+                    query: &http.query,
+                    content_type: http.content_type.as_deref(),
+                    body: &http.body,
+                };
+                let routed = match cluster.apiserver() {
+                    Some(apiserver) => rest::route_with(&request, &Definitions(apiserver.cache())),
+                    None => rest::route(&request),
+                };
+                let _ = reply.send(routed);
             }
             Ok(Command::Control { node, line, reply }) => {
                 let before = cluster.now().ms();

@@ -21,7 +21,7 @@ use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver};
 use tokio::sync::watch;
 use tokio_rustls::TlsAcceptor;
 
-use super::engine::Command;
+use super::engine::{Command, OwnedHttp};
 use super::exec;
 use super::pki::{client_subject, ClientSubject, Pki};
 use crate::api::{lookup, ApiRequest, ApiResponse, Credentials, ResourceInfo, Status, Verb};
@@ -147,7 +147,25 @@ async fn handle(
     let credentials = credentials(subject, authorization.as_deref());
     let http =
         HttpRequest { method: &method, path: &path, query: &query, content_type: content_type.as_deref(), body: &body };
-    let (mut request, info) = match rest::route(&http) {
+    let routed = match rest::route(&http) {
+        // A path no built-in resource serves may be a custom resource's: the apiserver's definitions say.
+        Err(answer) if answer.code == 404 && path.starts_with("/apis/") => {
+            let (reply, answer) = tokio::sync::oneshot::channel();
+            let owned = OwnedHttp {
+                method: method.clone(),
+                path: path.clone(),
+                query: query.clone(),
+                content_type: content_type.clone(),
+                body: body.to_vec(),
+            };
+            if commands.send(Command::Route { http: owned, reply }).is_err() {
+                return Err(Dropped("the engine has stopped"));
+            }
+            answer.await.map_err(|_| Dropped("the engine has stopped"))?
+        }
+        other => other,
+    };
+    let (mut request, info) = match routed {
         Err(answer) => return Ok(plain(&answer, &[])),
         Ok(Routed::Api(r)) => {
             let info = r.resource;
@@ -160,10 +178,13 @@ async fn handle(
                 lookup("namespaces").expect("namespaces are served"),
             );
             r.non_resource_path = Some(p);
+            r.params.aggregated_discovery = aggregated && discovery::is_aggregated_path(&path);
             (r, None)
         }
     };
     request.impersonate = impersonate;
+    // A custom resource's Table is made by the apiserver, from its definition's columns.
+    request.params.as_table = table && matches!(request.resource.kind, crate::api::Kind::Custom(_));
     let created = rest::answers_created(&request);
     let (reply, mut events) = unbounded_channel();
     let call = Command::Call { client: client_name(&user_agent), credentials, request: Box::new(request), reply };
@@ -172,9 +193,10 @@ async fn handle(
     }
     let include = table.then(|| rest::IncludeObject::from_query(&query));
     match events.recv().await {
-        Some((RemoteEvent::Answer { result: Ok(ApiResponse::WatchStarted { .. }), warnings }, _)) => {
+        Some((RemoteEvent::Answer { result: Ok(ApiResponse::WatchStarted { table: columns, .. }), warnings }, _)) => {
             let info = info.expect("only resource requests watch");
-            let mut response = Response::new(WatchBody { events, info, table: include, first: true }.boxed());
+            let body = WatchBody { events, info, table: include, columns, first: true };
+            let mut response = Response::new(body.boxed());
             set_headers(&mut response, "application/json", &warnings);
             Ok(response)
         }
@@ -185,11 +207,11 @@ async fn handle(
             set_headers(&mut response, "text/plain", &warnings);
             Ok(response)
         }
-        Some((RemoteEvent::Answer { result: Ok(ApiResponse::Raw { code: 200, .. }), warnings }, _))
-            if aggregated && info.is_none() && discovery::aggregated(&path).is_some() =>
+        Some((RemoteEvent::Answer { result: Ok(ApiResponse::Raw { code: 200, body }), warnings }, _))
+            if aggregated && info.is_none() && discovery::is_aggregated_path(&path) =>
         {
-            // The aggregated list the apiserver's discovery writes, or 304 when the client's copy is current.
-            let Some((body, etag)) = discovery::aggregated(&path) else { unreachable!("checked by the guard") };
+            // The aggregated list the apiserver's discovery wrote, or 304 when the client's copy is current.
+            let etag = discovery::etag(&body);
             let fresh = if_none_match.as_deref() == Some(etag.as_str());
             let answer = HttpAnswer {
                 code: if fresh { 304 } else { 200 },
@@ -308,6 +330,8 @@ struct WatchBody {
     info: &'static ResourceInfo,
     /// A client that asked for Tables gets each event's object as a one-row Table (columns on the first).
     table: Option<rest::IncludeObject>,
+    /// A custom resource's columns, as the apiserver gave them when the watch started.
+    columns: Option<Arc<[crate::api::TableColumn]>>,
     first: bool,
 }
 
@@ -319,7 +343,9 @@ impl Body for WatchBody {
         match self.events.poll_recv(cx) {
             Poll::Ready(Some((RemoteEvent::Event(e), now))) => {
                 let line = match self.table {
-                    Some(include) => rest::watch_event_table_json(self.info, &e, now, include, self.first),
+                    Some(include) => {
+                        rest::watch_event_table_json(self.info, self.columns.as_ref(), &e, now, include, self.first)
+                    }
                     None => rest::watch_event_json(self.info, &e),
                 };
                 self.first = false;

@@ -87,6 +87,8 @@ impl Payload {
             Payload::ApiResponse { response, .. } => match response.as_ref() {
                 ApiResponse::Error(s) => format!("{} {}", s.code, s.reason.as_str()),
                 ApiResponse::List { items, .. } => format!("200 OK ({} items)", items.len()),
+                ApiResponse::Table(t) if t.list.is_some() => format!("200 OK (table of {} rows)", t.rows.len()),
+                ApiResponse::Table(_) => "200 OK (table)".into(),
                 ApiResponse::WatchStarted { .. } => "200 OK (watching)".into(),
                 ApiResponse::Exec(_) => "101 Switching Protocols".into(),
                 ApiResponse::Raw { code, .. } => code.to_string(),

@@ -60,7 +60,12 @@ pub fn get_table(kind: Kind, objects: &[Arc<Object>], now: SimTime, opts: &GetOp
         let row = cells.into_iter().zip(&keep).filter(|(_, k)| **k).map(|(v, _)| clean_cell(&v)).collect();
         table.rows.push(row);
     }
-    if opts.all_namespaces && kind.info().namespaced {
+    decorate(table, kind.info().namespaced, objects, opts)
+}
+
+/// `-A`'s NAMESPACE column, `-L`'s label columns and `--show-labels`' LABELS column.
+fn decorate(mut table: Table, namespaced: bool, objects: &[Arc<Object>], opts: &GetOptions) -> Table {
+    if opts.all_namespaces && namespaced {
         table = with_namespace(table, objects);
     }
     for key in &opts.label_columns {
@@ -75,6 +80,41 @@ pub fn get_table(kind: Kind, objects: &[Arc<Object>], now: SimTime, opts: &GetOp
         table = with_labels(table, objects);
     }
     table
+}
+
+/// The table `kubectl get` prints for a custom resource: the apiserver's Table (its columns and each
+/// object's typed cells) as kubectl prints any Table, decorated per `opts`. A cell the server left empty
+/// (`null`) prints as nothing; numbers and booleans as Go prints them.
+pub fn custom_table(
+    info: &crate::api::ResourceInfo,
+    columns: &[crate::api::TableColumn],
+    rows: &[(Vec<serde_json::Value>, Arc<Object>)],
+    opts: &GetOptions,
+) -> Table {
+    let keep: Vec<bool> = columns.iter().map(|c| opts.wide || c.priority == 0).collect();
+    let name_col = if opts.show_kind { columns.iter().position(|c| c.format == "name") } else { None };
+    let kind_prefix = format!("{}.{}", info.kind.name().to_ascii_lowercase(), info.group);
+    let mut table = Table {
+        headers: columns.iter().zip(&keep).filter(|(_, k)| **k).map(|(c, _)| c.name.to_ascii_uppercase()).collect(),
+        rows: Vec::new(),
+    };
+    for (cells, _) in rows {
+        let mut texts: Vec<String> = cells
+            .iter()
+            .map(|c| match c {
+                serde_json::Value::Null => String::new(),
+                serde_json::Value::String(s) => s.clone(),
+                other => crate::api::jsonpath::go_v(other),
+            })
+            .collect();
+        texts.resize(columns.len(), String::new());
+        if let Some(i) = name_col {
+            texts[i] = format!("{kind_prefix}/{}", texts[i]);
+        }
+        table.rows.push(texts.into_iter().zip(&keep).filter(|(_, k)| **k).map(|(v, _)| clean_cell(&v)).collect());
+    }
+    let objects: Vec<Arc<Object>> = rows.iter().map(|(_, o)| Arc::clone(o)).collect();
+    decorate(table, info.namespaced, &objects, opts)
 }
 
 /// The table of `kubectl events` (not `kubectl get events`): sorted by the time each event last

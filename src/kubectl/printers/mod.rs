@@ -10,7 +10,7 @@ pub mod output;
 pub mod quantity;
 pub mod table;
 
-pub mod jsonpath;
+pub use crate::api::jsonpath;
 use crate::apiserver::printers::util;
 pub mod yaml;
 

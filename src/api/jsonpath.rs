@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use super::util::{go_float_g, go_quote};
+use crate::apiserver::printers::util::{go_float_g, go_quote};
 
 /// A parsed template.
 #[derive(Debug, Clone)]
