@@ -685,6 +685,15 @@ fn the_real_kubectl_and_the_simulated_one_agree_on_custom_resources() {
             "get --raw /apis/stable.example.com",
             "delete ct nope",
             "get ct my-new-cron-object -o jsonpath={.spec}",
+            "explain crontab",
+            "explain ct.spec",
+            "explain ct.spec.replicas",
+            "explain crontabs.stable.example.com.spec.cronSpec",
+            "explain ct --recursive",
+            "explain ct.metadata.labels",
+            "explain ct.metadata.ownerReferences",
+            "explain ct.spec.nope",
+            "explain ct --api-version=stable.example.com/v2",
         ],
     );
 }

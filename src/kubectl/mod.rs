@@ -147,7 +147,7 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
         "config" => config::config(&ctx),
         "auth" => auth::auth(&ctx).await,
         "certificate" => certificate::certificate(&ctx).await,
-        "explain" => explain::explain(&ctx),
+        "explain" => explain::explain(&ctx).await,
         "version" => info::version(&ctx).await,
         "cluster-info" => info::cluster_info(&ctx).await,
         "api-resources" => info::api_resources(&ctx).await,
