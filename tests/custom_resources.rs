@@ -42,6 +42,9 @@ spec:
                   type: integer
       subresources:
         status: {}
+        scale:
+          specReplicasPath: .spec.replicas
+          statusReplicasPath: .status.replicas
       additionalPrinterColumns:
       - name: Spec
         type: string
@@ -253,4 +256,30 @@ fn a_name_another_definition_of_the_group_holds_is_not_accepted() {
     assert_eq!(out, "False ShortNamesConflict: \"ct\" is already in use");
     let (out, _) = kubectl(&mut c, "get crd crontimers.stable.example.com -o jsonpath={.status.conditions[1].reason}");
     assert_eq!(out, "NotAccepted");
+}
+
+#[test]
+fn the_scale_subresource_reads_and_writes_the_replicas_paths() {
+    let mut c = with_crontabs(7);
+    c.advance_ms(1_000);
+    apply(&mut c, CRONTAB);
+    let (out, code) = kubectl(&mut c, "scale ct my-new-cron-object --replicas=4");
+    assert_eq!((out.as_str(), code), ("crontab.stable.example.com/my-new-cron-object scaled\n", Some(0)));
+    let (out, _) = kubectl(&mut c, "get ct my-new-cron-object -o jsonpath='{.spec.replicas} {.metadata.generation}'");
+    assert_eq!(out, "4 2");
+    let (out, _) =
+        kubectl(&mut c, "get --raw /apis/stable.example.com/v1/namespaces/default/crontabs/my-new-cron-object/scale");
+    let scale: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (&scale["kind"], &scale["spec"]["replicas"], &scale["status"]["replicas"]),
+        (&"Scale".into(), &4.into(), &0.into())
+    );
+    // The object is validated after the scale, against the schema's maximum.
+    let (out, _) = kubectl(&mut c, "scale ct my-new-cron-object --replicas=40");
+    assert_eq!(
+        out,
+        "The CronTab \"my-new-cron-object\" is invalid: spec.replicas: Invalid value: 40: spec.replicas in body should be less than or equal to 10\n"
+    );
+    let (out, code) = kubectl(&mut c, "scale ct my-new-cron-object --current-replicas=2 --replicas=3");
+    assert_eq!((out.as_str(), code), ("error: Expected replicas to be 2, was 4\n", Some(1)));
 }

@@ -359,7 +359,11 @@ impl ApiServer {
         };
         let response = match response {
             ApiResponse::Object(o) if self.scale_requests.remove(&(client, request_id)) => {
-                registry::scale_of(&o).map_or(ApiResponse::Object(o), |s| ApiResponse::Object(Arc::new(s)))
+                let scale = match o.kind() {
+                    Kind::Custom(_) => self.served(o.info()).ok().and_then(|s| apiextensions::scale_of(&s, &o)),
+                    _ => registry::scale_of(&o),
+                };
+                scale.map_or(ApiResponse::Object(o), |s| ApiResponse::Object(Arc::new(s)))
             }
             other => {
                 self.scale_requests.remove(&(client, request_id));
@@ -913,6 +917,7 @@ impl ApiServer {
         match req.subresource.as_deref() {
             None => {}
             Some("status") if served.has_status() => {}
+            Some("scale") if served.has_scale() => {}
             Some(_) => return Err(Status::no_such_resource()),
         }
         if req.verb == Verb::Create && served.terminating() {
@@ -1208,9 +1213,10 @@ impl ApiServer {
                 // A retried attempt (a conflict) starts its warnings afresh.
                 op.warnings.clear();
                 let new = match (&req.patch, &req.body, &req.raw_body) {
-                    (Some(p), _, _) if req.subresource.as_deref() == Some("scale") => {
-                        registry::apply_scale(&current, p)?
-                    }
+                    (Some(p), _, _) if req.subresource.as_deref() == Some("scale") => match info.kind {
+                        Kind::Custom(_) => apiextensions::apply_scale(&self.served(info)?, &current, p)?,
+                        _ => registry::apply_scale(&current, p)?,
+                    },
                     (_, _, _) if req.subresource.as_deref() == Some("scale") => {
                         return Err(Status::method_not_allowed("the scale subresource takes a patch"))
                     }

@@ -50,6 +50,20 @@ impl Discovered {
     }
 }
 
+/// The resources discovery listed, as the API path router asks for them.
+pub struct Listed<'a>(pub &'a [Discovered]);
+
+impl crate::apiserver::rest::CustomResources for Listed<'_> {
+    fn serves(&self, group: &str, version: &str) -> bool {
+        self.0.iter().any(|d| d.group == group && d.version == version)
+    }
+
+    fn resource(&self, group: &str, version: &str, resource: &str) -> Option<&'static ResourceInfo> {
+        let found = self.0.iter().find(|d| d.group == group && d.version == version && d.resource == resource);
+        found.map(Discovered::row)
+    }
+}
+
 /// Reads the aggregated discovery documents: every resource of every version of every group (the
 /// preferred version first), subresources left out.
 pub async fn discover(ctx: &Context) -> Result<Vec<Discovered>, Failure> {

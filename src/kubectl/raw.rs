@@ -24,7 +24,12 @@ pub async fn get_raw(ctx: &Context, raw: &str) -> Result<(), Failure> {
         return Err(Failure(format!("error: --raw must be a valid URL path: parse {raw:?}: invalid URI for request")));
     }
     let path = raw.split('?').next().unwrap_or(raw);
-    let target = rest::target(path);
+    let mut target = rest::target(path);
+    if matches!(&target, Some(Err(_))) && path.starts_with("/apis/") {
+        // A path no built-in resource serves: the resources discovery lists may name it.
+        let discovered = super::discovery::discover(ctx).await?;
+        target = rest::target_with(path, &super::discovery::Listed(&discovered));
+    }
     let response = match &target {
         Some(Ok(t)) => {
             let verb = if t.name.is_some() { Verb::Get } else { Verb::List };

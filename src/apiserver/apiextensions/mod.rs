@@ -214,6 +214,69 @@ pub fn validate(served: &Served, object: &Object) -> Vec<Cause> {
     }
 }
 
+/// The version's scale subresource: where the desired and observed replicas and the selector live.
+fn scale_paths(served: &Served) -> Option<(String, String, Option<String>)> {
+    let scale = served.version()?.subresources.as_ref()?.scale.as_ref()?;
+    Some((scale.spec_replicas_path.clone(), scale.status_replicas_path.clone(), scale.label_selector_path.clone()))
+}
+
+/// The value at a `.a.b.c` path.
+fn at_path<'a>(value: &'a Value, path: &str) -> Option<&'a Value> {
+    path.trim_start_matches('.').split('.').try_fold(value, |v, key| v.get(key))
+}
+
+/// The `autoscaling/v1` Scale of a custom object whose version has the scale subresource: its metadata,
+/// the replicas at `specReplicasPath` and `statusReplicasPath` (0 where absent), and the selector string
+/// at `labelSelectorPath`.
+pub fn scale_of(served: &Served, object: &Object) -> Option<Object> {
+    let (spec, status, selector) = scale_paths(served)?;
+    let v = object.to_json();
+    let m = object.meta();
+    let replicas = |path: Option<&str>| path.and_then(|p| at_path(&v, p)).and_then(Value::as_i64).unwrap_or(0);
+    let mut status_json = serde_json::json!({ "replicas": replicas(Some(&status)) });
+    if let Some(selector) = selector.as_deref().and_then(|p| at_path(&v, p)).and_then(Value::as_str) {
+        status_json["selector"] = selector.into();
+    }
+    let scale = serde_json::json!({
+        "apiVersion": "autoscaling/v1",
+        "kind": "Scale",
+        "metadata": {"name": m.name, "namespace": m.namespace, "uid": m.uid, "resourceVersion": m.resource_version,
+                     "creationTimestamp": m.creation_timestamp},
+        "spec": {"replicas": replicas(Some(&spec))},
+        "status": status_json,
+    });
+    Object::from_json_as(Kind::Scale, scale).ok()
+}
+
+/// A patch of a custom object's `scale`: the patched Scale's `spec.replicas` written at `specReplicasPath`.
+pub fn apply_scale(served: &Served, current: &Object, patch: &crate::api::PatchBody) -> Result<Object, Status> {
+    let (spec, _, _) = scale_paths(served).ok_or_else(Status::no_such_resource)?;
+    let scale = scale_of(served, current).ok_or_else(Status::no_such_resource)?;
+    let patched = super::registry::patched_document(&scale, patch)?;
+    let replicas = match patched.pointer("/spec/replicas") {
+        Some(v) => v.as_i64().ok_or_else(|| Status::bad_request("spec.replicas must be an integer"))?,
+        None => return Ok(current.clone()),
+    };
+    if replicas < 0 {
+        let cause =
+            Cause::new("spec.replicas", format!("Invalid value: {replicas}: must be greater than or equal to 0"));
+        return Err(Status::invalid("Scale.autoscaling", "Scale", current.name(), vec![cause]));
+    }
+    let mut value = current.to_json();
+    let mut target = &mut value;
+    let keys: Vec<&str> = spec.trim_start_matches('.').split('.').collect();
+    for key in &keys[..keys.len().saturating_sub(1)] {
+        if !target[*key].is_object() {
+            target[*key] = serde_json::json!({});
+        }
+        target = &mut target[*key];
+    }
+    if let Some(last) = keys.last() {
+        target[*last] = replicas.into();
+    }
+    Object::from_json_as(current.kind(), value).map_err(|e| Status::bad_request(e.to_string()))
+}
+
 /// The custom resource strategy's PrepareForCreate: a new object starts at generation 1, and without the
 /// status it may only get through `/status` when the version has that subresource.
 pub fn prepare_create(served: &Served, object: &mut Object) {
