@@ -283,3 +283,34 @@ fn the_scale_subresource_reads_and_writes_the_replicas_paths() {
     let (out, code) = kubectl(&mut c, "scale ct my-new-cron-object --current-replicas=2 --replicas=3");
     assert_eq!((out.as_str(), code), ("error: Expected replicas to be 2, was 4\n", Some(1)));
 }
+
+#[test]
+fn an_object_is_stored_at_the_storage_version_and_shown_at_the_one_asked_for() {
+    let mut c = Cluster::new_default(8);
+    let two_versions = CRONTAB_CRD.replace(
+        "  versions:\n    - name: v1\n",
+        "  versions:\n    - name: v1beta1\n      served: true\n      storage: false\n      schema:\n        openAPIV3Schema:\n          type: object\n          x-kubernetes-preserve-unknown-fields: true\n    - name: v1\n",
+    );
+    let (out, _) = apply(&mut c, &two_versions);
+    assert!(out.ends_with("created\n"), "{out}");
+    c.advance_ms(1_000);
+    let (out, _) = kubectl(&mut c, "get --raw /apis/stable.example.com");
+    let group: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(group["preferredVersion"]["version"], "v1", "v1 is newer than v1beta1: {out}");
+    let beta = CRONTAB.replace("stable.example.com/v1", "stable.example.com/v1beta1");
+    let (out, _) = apply(&mut c, &beta);
+    assert_eq!(out, "crontab.stable.example.com/my-new-cron-object created\n");
+    let (out, _) = kubectl(&mut c, "get ct my-new-cron-object -o jsonpath={.apiVersion}");
+    assert_eq!(out, "stable.example.com/v1");
+    let (out, _) =
+        kubectl(&mut c, "get crontabs.v1beta1.stable.example.com my-new-cron-object -o jsonpath={.apiVersion}");
+    assert_eq!(out, "stable.example.com/v1beta1");
+    let (out, _) = kubectl(&mut c, "get --raw /apis/stable.example.com/v1beta1/namespaces/default/crontabs");
+    let list: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (&list["apiVersion"], &list["items"][0]["apiVersion"]),
+        (&"stable.example.com/v1beta1".into(), &serde_json::Value::Null)
+    );
+    let (out, _) = kubectl(&mut c, "get crd crontabs.stable.example.com -o jsonpath={.status.storedVersions}");
+    assert_eq!(out, r#"["v1"]"#);
+}

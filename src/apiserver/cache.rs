@@ -44,6 +44,9 @@ pub struct Watcher {
     pub bookmarks: bool,
     /// The client watches `events.events.k8s.io`: core Events are converted before they are sent.
     pub events_v1: bool,
+    /// A custom resource watched at a version other than the one its objects are stored at: the row of
+    /// the version each object is shown at.
+    pub served_as: Option<&'static crate::api::ResourceInfo>,
 }
 
 impl Watcher {

@@ -184,6 +184,8 @@ pub struct ApiServer {
     v1_events: std::collections::BTreeSet<(ComponentId, u64)>,
     /// Requests to a scale subresource: their answer is the object's `Scale`.
     scale_requests: std::collections::BTreeSet<(ComponentId, u64)>,
+    /// Requests for custom resources: the row of the version their objects are shown at.
+    served_as: BTreeMap<(ComponentId, u64), &'static crate::api::ResourceInfo>,
     /// Reads of custom resources that asked for a Table: the columns their answer is printed with.
     table_requests: BTreeMap<(ComponentId, u64), Arc<[crate::api::TableColumn]>>,
     /// Requests to a deprecated resource (v1 Endpoints): their answers carry the deprecation warning.
@@ -248,6 +250,7 @@ impl ApiServer {
             v1_events: std::collections::BTreeSet::new(),
             scale_requests: std::collections::BTreeSet::new(),
             table_requests: BTreeMap::new(),
+            served_as: BTreeMap::new(),
             deprecated: std::collections::BTreeSet::new(),
             parked_lists: BTreeMap::new(),
             next_park_id: 1,
@@ -353,6 +356,15 @@ impl ApiServer {
         self.log.close(client, request_id, code, revision);
         let response =
             if self.v1_events.remove(&(client, request_id)) { events_v1_response(response) } else { response };
+        let response = match (self.served_as.remove(&(client, request_id)), response) {
+            (Some(row), ApiResponse::Object(o)) => ApiResponse::Object(at_version(o, row)),
+            (Some(row), ApiResponse::List { items, resource_version, more }) => ApiResponse::List {
+                items: items.into_iter().map(|o| at_version(o, row)).collect(),
+                resource_version,
+                more,
+            },
+            (_, response) => response,
+        };
         let response = match self.table_requests.remove(&(client, request_id)) {
             Some(columns) => apiextensions::columns::table(columns, response, ctx.now),
             None => response,
@@ -840,6 +852,7 @@ impl ApiServer {
                 Ok(row) => req.resource = row,
                 Err(status) => return self.respond(ctx, client, request_id, ApiResponse::Error(status)),
             }
+            self.served_as.insert((client, request_id), req.resource);
             if req.params.as_table && matches!(req.verb, Verb::Get | Verb::List) && req.subresource.is_none() {
                 if let Ok(served) = self.served(req.resource) {
                     self.table_requests.insert((client, request_id), apiextensions::columns::columns(&served).into());
@@ -1039,8 +1052,8 @@ impl ApiServer {
             fields: fields.clone(),
             bookmarks: req.params.allow_bookmarks,
             events_v1: self.v1_events.contains(&(client, request_id)),
+            served_as: matches!(kind, Kind::Custom(_)).then_some(req.resource),
         };
-        let v1 = watcher.events_v1;
         let table = match req.resource.kind {
             Kind::Custom(_) if req.params.as_table => {
                 self.served(req.resource).ok().map(|s| apiextensions::columns::columns(&s).into())
@@ -1052,7 +1065,7 @@ impl ApiServer {
             "" | "0" => {
                 for o in self.list_from_cache(&req) {
                     let rv = o.resource_version();
-                    send_event(ctx, client, watch_id, WatchEventType::Added, shown(v1, Some(o)), rv);
+                    send_event(ctx, client, watch_id, WatchEventType::Added, shown(&watcher, Some(o)), rv);
                 }
             }
             rv => {
@@ -1062,7 +1075,7 @@ impl ApiServer {
                         for e in events {
                             if let Some(t) = watcher.event_for(e.old.as_deref(), e.new.as_deref()) {
                                 let obj = if t == WatchEventType::Deleted { e.old.clone() } else { e.new.clone() };
-                                send_event(ctx, client, watch_id, t, shown(v1, obj), e.revision);
+                                send_event(ctx, client, watch_id, t, shown(&watcher, obj), e.revision);
                             }
                         }
                     }
@@ -1718,7 +1731,7 @@ impl ApiServer {
                     (WatchEventType::Deleted, Some(o)) => Some(with_rv(&o, event.revision)),
                     (_, o) => o,
                 };
-                send_event(ctx, w.client, id, t, shown(w.events_v1, obj), event.revision);
+                send_event(ctx, w.client, id, t, shown(w, obj), event.revision);
             }
         }
     }
@@ -1746,10 +1759,25 @@ fn is_namespace_miss(status: &Status, op: &WriteOp) -> bool {
 }
 
 /// The object as a watcher of `events.k8s.io` sees it.
-fn shown(events_v1: bool, obj: Option<Arc<Object>>) -> Option<Arc<Object>> {
-    match obj {
-        Some(o) if events_v1 => Some(Arc::new(crate::api::events::as_v1(&o))),
-        other => other,
+/// An object as a watch shows it: a core Event as an events.k8s.io one, a custom object at the watch's
+/// version.
+fn shown(w: &Watcher, obj: Option<Arc<Object>>) -> Option<Arc<Object>> {
+    match (obj, w.served_as) {
+        (Some(o), _) if w.events_v1 => Some(Arc::new(crate::api::events::as_v1(&o))),
+        (Some(o), Some(row)) => Some(at_version(o, row)),
+        (other, _) => other,
+    }
+}
+
+/// A custom object converted to the version `row` names (the `None` strategy: only `apiVersion` changes).
+fn at_version(o: Arc<Object>, row: &crate::api::ResourceInfo) -> Arc<Object> {
+    match o.as_ref() {
+        Object::Custom(c) if c.version() != row.version => {
+            let mut converted = c.as_ref().clone();
+            converted.api_version = row.api_version();
+            Arc::new(Object::Custom(Box::new(converted)))
+        }
+        _ => o,
     }
 }
 

@@ -754,6 +754,7 @@ mod tests {
             fields: FieldSelector::parse("spec.nodeName=node01").unwrap(),
             bookmarks: false,
             events_v1: false,
+            served_as: None,
         };
         w.started(k, 1, "pods", Some(Scope { prefix: "/registry/pods/".into(), selector: Some(watcher) }));
         w.committed(10, "/registry/pods/default/a", None, on("a", Some("node01")));
