@@ -753,6 +753,20 @@ fn the_official_python_client_lists_creates_patches_watches_reads_logs_and_delet
 }
 
 #[test]
+fn the_official_python_client_drives_custom_resources_as_a_controller_would() {
+    let s = Served::start(&[]);
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/custom_objects.py");
+    let out = Command::new("python3").arg(script).env("KUBECONFIG", &s.kubeconfig).output().expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        stdout,
+        "established True True\ncreated w1 colour blue generation 1\nrefused 422 Unprocessable Entity\n\
+         listed WidgetList ['w1']\nstatus True generation 1\nwatched ADDED:w1\ndefinition gone 404\nwidget gone 404\n"
+    );
+}
+
+#[test]
 fn the_real_kubectl_explains_and_validates_from_the_served_openapi() {
     // The real kubectl's explain renders the served OpenAPI v3 documents with its own template; the
     // simulated one renders the same schema table: the two must agree byte for byte, errors included.

@@ -1292,7 +1292,7 @@ impl ApiServer {
                     defaults::apply_defaults(&mut new);
                     let mut causes = validation::validate_update(&current, &new);
                     if let Some(served) = &custom {
-                        causes.extend(apiextensions::validate(served, &new));
+                        causes.extend(apiextensions::validate(served, &new, Some(&current)));
                     }
                     if let Object::CustomResourceDefinition(crd) = &new {
                         causes.extend(apiextensions::validate_definition(crd));
@@ -1514,7 +1514,7 @@ impl ApiServer {
         }
         let mut causes = validation::validate_create(&obj);
         if let Some(served) = &custom {
-            causes.extend(apiextensions::validate(served, &obj));
+            causes.extend(apiextensions::validate(served, &obj, None));
         }
         if let Object::CustomResourceDefinition(crd) = &obj {
             causes.extend(apiextensions::validate_definition(crd));

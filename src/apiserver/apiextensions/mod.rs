@@ -206,10 +206,10 @@ pub fn decode(
     Ok((Object::Custom(Box::new(object)), warnings))
 }
 
-/// What the schema finds wrong with an object about to be stored.
-pub fn validate(served: &Served, object: &Object) -> Vec<Cause> {
+/// What the schema finds wrong with an object about to be stored (`old`: the object an update replaces).
+pub fn validate(served: &Served, object: &Object, old: Option<&Object>) -> Vec<Cause> {
     match served.schema() {
-        Some(schema) => schema::validate(&object.to_json(), &schema),
+        Some(schema) => schema::validate(&object.to_json(), old.map(Object::to_json).as_ref(), &schema),
         None => Vec::new(),
     }
 }

@@ -2,7 +2,8 @@
 //! pruning (fields the schema does not declare are dropped, or refused under `fieldValidation=Strict`),
 //! defaulting (`default:` values filled in where a field is absent), then validation (types, `required`,
 //! `enum`, bounds, lengths, patterns, item and property counts), each failure a cause worded as
-//! kube-openapi's validators word it. Counterpart: `apiextensions-apiserver/pkg/apiserver/schema` (pruning,
+//! kube-openapi's validators word it, and, once those pass, the schema's `x-kubernetes-validations` CEL
+//! rules (`self`, and `oldSelf` on an update that had a value there). Counterpart: `apiextensions-apiserver/pkg/apiserver/schema` (pruning,
 //! defaulting) and `k8s.io/kube-openapi/pkg/validation/validate`.
 
 use serde_json::{Map, Value};
@@ -92,11 +93,90 @@ pub fn default(value: &mut Value, schema: &Value) {
     }
 }
 
-/// Validates `value` against `schema`: every failure as a cause with its field path.
-pub fn validate(value: &Value, schema: &Value) -> Vec<Cause> {
+/// Validates `value` against `schema` (`old`: the stored value an update replaces): every failure as a
+/// cause with its field path. The CEL rules run only on a value the structural checks found valid.
+pub fn validate(value: &Value, old: Option<&Value>, schema: &Value) -> Vec<Cause> {
     let mut causes = Vec::new();
     validate_at(value, schema, "", &mut causes);
+    if causes.is_empty() {
+        rules_at(value, old, schema, "", &mut causes);
+    }
     causes
+}
+
+/// The cost one rule may spend (the per-expression limit of the apiserver's CEL environment).
+const RULE_COST_LIMIT: u64 = 1_000_000;
+
+/// The `x-kubernetes-validations` of `schema` and of the schemas below it.
+fn rules_at(value: &Value, old: Option<&Value>, schema: &Value, path: &str, causes: &mut Vec<Cause>) {
+    for rule in schema.get("x-kubernetes-validations").and_then(Value::as_array).into_iter().flatten() {
+        if let Some(cause) = rule_cause(value, old, schema, rule, path) {
+            causes.push(cause);
+        }
+    }
+    match value {
+        Value::Object(map) => {
+            let properties = schema.get("properties").and_then(Value::as_object);
+            let additional = schema.get("additionalProperties").filter(|a| a.is_object());
+            for (key, child) in map {
+                let Some(s) = properties.and_then(|p| p.get(key)).or(additional) else { continue };
+                let child_path = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+                rules_at(child, old.and_then(|o| o.get(key)), s, &child_path, causes);
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = schema.get("items") {
+                for (i, item) in items.iter().enumerate() {
+                    // Items are matched with the old list's by position.
+                    let old_item = old.and_then(|o| o.get(i));
+                    rules_at(item, old_item, item_schema, &format!("{path}[{i}]"), causes);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// One rule on one value: None when it holds (or, being a transition rule, has no old value to compare).
+fn rule_cause(value: &Value, old: Option<&Value>, schema: &Value, rule: &Value, path: &str) -> Option<Cause> {
+    let source = rule.get("rule").and_then(Value::as_str)?;
+    let transition = source.contains("oldSelf");
+    if transition && old.is_none() {
+        return None;
+    }
+    let mut variables = std::collections::BTreeSet::from(["self".to_string()]);
+    if transition {
+        variables.insert("oldSelf".to_string());
+    }
+    let shown = Value::String(schema.get("type").and_then(Value::as_str).unwrap_or("object").to_string());
+    let field = match rule.get("fieldPath").and_then(Value::as_str) {
+        Some(extra) => format!("{path}{extra}"),
+        None => path.to_string(),
+    };
+    let decls = crate::apiserver::cel::Declarations { variables, composited: None };
+    let program = match crate::apiserver::cel::compile(source, &decls) {
+        Ok(p) => p,
+        Err(e) => return Some(invalid(&field, &shown, format!("compilation failed: {e}"))),
+    };
+    let mut vars = std::collections::BTreeMap::new();
+    vars.insert("self".to_string(), crate::apiserver::cel::Val::from_json(value));
+    if let Some(old) = old.filter(|_| transition) {
+        vars.insert("oldSelf".to_string(), crate::apiserver::cel::Val::from_json(old));
+    }
+    let activation = crate::apiserver::cel::Activation { vars, variables: None };
+    let message = match program.eval(&activation, RULE_COST_LIMIT).0 {
+        Ok(crate::apiserver::cel::Val::Bool(true)) => return None,
+        Ok(_) => match rule.get("message").and_then(Value::as_str).filter(|m| !m.is_empty()) {
+            Some(m) => m.to_string(),
+            None => format!("failed rule: {source}"),
+        },
+        Err(e) => format!("{e} evaluating rule: {source}"),
+    };
+    Some(match rule.get("reason").and_then(Value::as_str) {
+        Some("FieldValueForbidden") => cause(&field, format!("Forbidden: {message}")),
+        Some("FieldValueRequired") => cause(&field, format!("Required value: {message}")),
+        _ => invalid(&field, &shown, message),
+    })
 }
 
 fn cause(field: &str, message: String) -> Cause {
@@ -323,10 +403,40 @@ mod tests {
     }
 
     #[test]
+    fn cel_rules_hold_or_say_which_failed_and_transition_rules_need_an_old_value() {
+        let schema = json!({"type": "object", "properties": {"spec": {"type": "object",
+            "x-kubernetes-validations": [
+                {"rule": "self.minReplicas <= self.maxReplicas", "message": "minReplicas cannot be larger than maxReplicas"},
+                {"rule": "self.maxReplicas <= 100"},
+                {"rule": "self.minReplicas >= oldSelf.minReplicas", "reason": "FieldValueForbidden", "message": "may not shrink"}],
+            "properties": {"minReplicas": {"type": "integer"}, "maxReplicas": {"type": "integer"}}}}});
+        let messages = |v: Value, old: Option<Value>| -> Vec<String> {
+            validate(&v, old.as_ref(), &schema).iter().map(|c| format!("{}: {}", c.field, c.message)).collect()
+        };
+        assert!(messages(json!({"spec": {"minReplicas": 1, "maxReplicas": 5}}), None).is_empty());
+        assert_eq!(
+            messages(json!({"spec": {"minReplicas": 600, "maxReplicas": 500}}), None),
+            vec![
+                "spec: Invalid value: \"object\": minReplicas cannot be larger than maxReplicas",
+                "spec: Invalid value: \"object\": failed rule: self.maxReplicas <= 100",
+            ]
+        );
+        let old = json!({"spec": {"minReplicas": 3, "maxReplicas": 5}});
+        assert_eq!(
+            messages(json!({"spec": {"minReplicas": 2, "maxReplicas": 5}}), Some(old)),
+            vec!["spec: Forbidden: may not shrink"]
+        );
+        assert_eq!(
+            messages(json!({"spec": {"maxReplicas": 5}}), None),
+            vec!["spec: Invalid value: \"object\": no such key: minReplicas evaluating rule: self.minReplicas <= self.maxReplicas"]
+        );
+    }
+
+    #[test]
     fn validation_names_each_failure_as_the_validators_word_it() {
         let v = json!({"spec": {"cronSpec": "often", "replicas": "two", "mode": "Medium"}});
         let messages: Vec<String> =
-            validate(&v, &schema()).iter().map(|c| format!("{}: {}", c.field, c.message)).collect();
+            validate(&v, None, &schema()).iter().map(|c| format!("{}: {}", c.field, c.message)).collect();
         assert_eq!(
             messages,
             vec![
@@ -337,7 +447,7 @@ mod tests {
         );
         let v = json!({"spec": {"replicas": 0}});
         let messages: Vec<String> =
-            validate(&v, &schema()).iter().map(|c| format!("{}: {}", c.field, c.message)).collect();
+            validate(&v, None, &schema()).iter().map(|c| format!("{}: {}", c.field, c.message)).collect();
         assert_eq!(
             messages,
             vec![
