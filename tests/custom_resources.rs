@@ -314,3 +314,17 @@ fn an_object_is_stored_at_the_storage_version_and_shown_at_the_one_asked_for() {
     let (out, _) = kubectl(&mut c, "get crd crontabs.stable.example.com -o jsonpath={.status.storedVersions}");
     assert_eq!(out, r#"["v1"]"#);
 }
+
+#[test]
+fn a_create_just_after_the_definition_is_established_waits_two_seconds() {
+    let mut c = with_crontabs(9);
+    let before = c.now().ms();
+    let (out, _) = apply(&mut c, CRONTAB);
+    assert_eq!(out, "crontab.stable.example.com/my-new-cron-object created\n");
+    let first = c.now().ms() - before;
+    assert!((2_000..3_000).contains(&first), "the CRD handler's sleep: {first} ms");
+    // Later creates go at once.
+    let before = c.now().ms();
+    apply(&mut c, &CRONTAB.replace("my-new-cron-object", "second"));
+    assert!(c.now().ms() - before < 1_000, "{} ms", c.now().ms() - before);
+}

@@ -81,6 +81,8 @@ const TIMER_DEADLINE: u64 = 1 << 48;
 const TIMER_RECONNECT: u64 = 5;
 /// The CRD finalizer's poll for a definition's remaining objects.
 const TIMER_CRD_CLEANUP: u64 = 6;
+/// Timers above this are creates of custom objects waiting out a new definition (`+ park id`).
+const TIMER_JUST_ESTABLISHED: u64 = 1 << 56;
 /// The etcd key prefix of CustomResourceDefinitions.
 const CRD_PREFIX: &str = "/registry/apiextensions.k8s.io/customresourcedefinitions/";
 /// kube-apiserver's `--request-timeout` default: how long a request may wait (for etcd, here).
@@ -186,6 +188,8 @@ pub struct ApiServer {
     scale_requests: std::collections::BTreeSet<(ComponentId, u64)>,
     /// Requests for custom resources: the row of the version their objects are shown at.
     served_as: BTreeMap<(ComponentId, u64), &'static crate::api::ResourceInfo>,
+    /// Creates of custom objects held for [`apiextensions::JUST_ESTABLISHED_WAIT_MS`], by park id.
+    waiting_creates: BTreeMap<u64, (ComponentId, u64, ApiRequest, u64)>,
     /// Reads of custom resources that asked for a Table: the columns their answer is printed with.
     table_requests: BTreeMap<(ComponentId, u64), Arc<[crate::api::TableColumn]>>,
     /// Requests to a deprecated resource (v1 Endpoints): their answers carry the deprecation warning.
@@ -250,6 +254,7 @@ impl ApiServer {
             v1_events: std::collections::BTreeSet::new(),
             scale_requests: std::collections::BTreeSet::new(),
             table_requests: BTreeMap::new(),
+            waiting_creates: BTreeMap::new(),
             served_as: BTreeMap::new(),
             deprecated: std::collections::BTreeSet::new(),
             parked_lists: BTreeMap::new(),
@@ -401,6 +406,7 @@ impl ApiServer {
             identity.start(ctx);
         }
         self.crds.start();
+        self.waiting_creates.clear();
         self.cache = WatchCache::default();
         self.held.clear();
         self.etcd.reset();
@@ -475,6 +481,15 @@ impl ApiServer {
             }
             TIMER_RECONNECT => self.reconnect(ctx),
             TIMER_CRD_CLEANUP => self.crds.on_timer(ctx, &self.cache),
+            t if t > TIMER_JUST_ESTABLISHED => {
+                if let Some((client, request_id, req, chain)) =
+                    self.waiting_creates.remove(&(t - TIMER_JUST_ESTABLISHED))
+                {
+                    let current = std::mem::replace(&mut ctx.chain, chain);
+                    self.handle(ctx, client, request_id, req);
+                    ctx.chain = current;
+                }
+            }
             t if t > TIMER_DEADLINE => self.deadline_passed(ctx, t - TIMER_DEADLINE),
             t if t > TIMER_HEALTH && self.health_probe == Some(t - TIMER_HEALTH) => {
                 self.forget(t - TIMER_HEALTH);
@@ -765,6 +780,14 @@ impl ApiServer {
     }
 
     fn handle(&mut self, ctx: &mut Ctx, client: ComponentId, request_id: u64, mut req: ApiRequest) {
+        if req.verb == Verb::Create && apiextensions::just_established(&self.cache, req.resource, ctx.now) {
+            // The CRD handler sleeps before creating an object of a definition established a moment ago.
+            let park = self.next_park_id;
+            self.next_park_id += 1;
+            self.waiting_creates.insert(park, (client, request_id, req, ctx.chain));
+            ctx.timer(apiextensions::JUST_ESTABLISHED_WAIT_MS, TIMER_JUST_ESTABLISHED + park);
+            return;
+        }
         if req.subresource.is_none() && matches!(req.verb, Verb::Create | Verb::Update) {
             if let Some(raw) = req.raw_body.as_mut() {
                 crate::api::manifest::with_endpoint_type(raw, req.resource);

@@ -127,14 +127,24 @@ fn rules_at(value: &Value, old: Option<&Value>, schema: &Value, path: &str, caus
         Value::Array(items) => {
             if let Some(item_schema) = schema.get("items") {
                 for (i, item) in items.iter().enumerate() {
-                    // Items are matched with the old list's by position.
-                    let old_item = old.and_then(|o| o.get(i));
+                    let old_item = old.and_then(|o| old_list_item(schema, item, o));
                     rules_at(item, old_item, item_schema, &format!("{path}[{i}]"), causes);
                 }
             }
         }
         _ => {}
     }
+}
+
+/// The old item a list item is compared with: only a `x-kubernetes-list-type: map` list pairs its items,
+/// by their `x-kubernetes-list-map-keys`; items of other lists have no old value.
+fn old_list_item<'a>(schema: &Value, item: &Value, old: &'a Value) -> Option<&'a Value> {
+    if schema.get("x-kubernetes-list-type").and_then(Value::as_str) != Some("map") {
+        return None;
+    }
+    let keys: Vec<&str> =
+        schema.get("x-kubernetes-list-map-keys")?.as_array()?.iter().filter_map(Value::as_str).collect();
+    old.as_array()?.iter().find(|o| keys.iter().all(|k| o.get(k) == item.get(k)))
 }
 
 /// One rule on one value: None when it holds (or, being a transition rule, has no old value to compare).
@@ -149,14 +159,17 @@ fn rule_cause(value: &Value, old: Option<&Value>, schema: &Value, rule: &Value, 
         variables.insert("oldSelf".to_string());
     }
     let shown = Value::String(schema.get("type").and_then(Value::as_str).unwrap_or("object").to_string());
+    // A nil field path (a rule on the root) prints as `<nil>`.
+    let at = if path.is_empty() { "<nil>" } else { path };
     let field = match rule.get("fieldPath").and_then(Value::as_str) {
+        Some(extra) if path.is_empty() => extra.trim_start_matches('.').to_string(),
         Some(extra) => format!("{path}{extra}"),
-        None => path.to_string(),
+        None => at.to_string(),
     };
     let decls = crate::apiserver::cel::Declarations { variables, composited: None };
     let program = match crate::apiserver::cel::compile(source, &decls) {
         Ok(p) => p,
-        Err(e) => return Some(invalid(&field, &shown, format!("compilation failed: {e}"))),
+        Err(e) => return Some(invalid(at, &shown, format!("compilation failed: {e}"))),
     };
     let mut vars = std::collections::BTreeMap::new();
     vars.insert("self".to_string(), crate::apiserver::cel::Val::from_json(value));
@@ -164,19 +177,21 @@ fn rule_cause(value: &Value, old: Option<&Value>, schema: &Value, rule: &Value, 
         vars.insert("oldSelf".to_string(), crate::apiserver::cel::Val::from_json(old));
     }
     let activation = crate::apiserver::cel::Activation { vars, variables: None };
-    let message = match program.eval(&activation, RULE_COST_LIMIT).0 {
-        Ok(crate::apiserver::cel::Val::Bool(true)) => return None,
-        Ok(_) => match rule.get("message").and_then(Value::as_str).filter(|m| !m.is_empty()) {
-            Some(m) => m.to_string(),
-            None => format!("failed rule: {source}"),
-        },
-        Err(e) => format!("{e} evaluating rule: {source}"),
-    };
-    Some(match rule.get("reason").and_then(Value::as_str) {
-        Some("FieldValueForbidden") => cause(&field, format!("Forbidden: {message}")),
-        Some("FieldValueRequired") => cause(&field, format!("Required value: {message}")),
-        _ => invalid(&field, &shown, message),
-    })
+    let message = rule.get("message").and_then(Value::as_str).map(str::trim).filter(|m| !m.is_empty());
+    match program.eval(&activation, RULE_COST_LIMIT).0 {
+        Ok(crate::apiserver::cel::Val::Bool(true)) => None,
+        // An error names the rule (or its message) and keeps to the rule's own node.
+        Err(e) => Some(invalid(at, &shown, format!("{e} evaluating rule: {}", message.unwrap_or(source.trim())))),
+        Ok(_) => {
+            let message = message.map_or_else(|| format!("failed rule: {}", source.trim()), str::to_string);
+            Some(match rule.get("reason").and_then(Value::as_str) {
+                Some("FieldValueForbidden") => cause(&field, format!("Forbidden: {message}")),
+                Some("FieldValueRequired") => cause(&field, format!("Required value: {message}")),
+                Some("FieldValueDuplicate") => cause(&field, format!("Duplicate value: {}", go_value(&shown))),
+                _ => invalid(&field, &shown, message),
+            })
+        }
+    }
 }
 
 fn cause(field: &str, message: String) -> Cause {
@@ -426,9 +441,15 @@ mod tests {
             messages(json!({"spec": {"minReplicas": 2, "maxReplicas": 5}}), Some(old)),
             vec!["spec: Forbidden: may not shrink"]
         );
+        let root = json!({"type": "object", "x-kubernetes-validations": [{"rule": "has(self.spec)"}]});
+        let causes = validate(&json!({"metadata": {}}), None, &root);
+        assert_eq!(
+            (causes[0].field.as_str(), causes[0].message.as_str()),
+            ("<nil>", "Invalid value: \"object\": failed rule: has(self.spec)")
+        );
         assert_eq!(
             messages(json!({"spec": {"maxReplicas": 5}}), None),
-            vec!["spec: Invalid value: \"object\": no such key: minReplicas evaluating rule: self.minReplicas <= self.maxReplicas"]
+            vec!["spec: Invalid value: \"object\": no such key: minReplicas evaluating rule: minReplicas cannot be larger than maxReplicas"]
         );
     }
 
