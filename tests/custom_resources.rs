@@ -318,6 +318,8 @@ fn an_object_is_stored_at_the_storage_version_and_shown_at_the_one_asked_for() {
 #[test]
 fn a_create_just_after_the_definition_is_established_waits_two_seconds() {
     let mut c = with_crontabs(9);
+    // Discovery lists the definition once it is Established (a few milliseconds after its creation).
+    c.advance_ms(100);
     let before = c.now().ms();
     let (out, _) = apply(&mut c, CRONTAB);
     assert_eq!(out, "crontab.stable.example.com/my-new-cron-object created\n");

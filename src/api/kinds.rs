@@ -309,10 +309,14 @@ pub fn lookup(name: &str) -> Option<&'static ResourceInfo> {
                 || r.singular == base
                 || r.short_names.contains(&base.as_str())
                 || r.kind.name().eq_ignore_ascii_case(&base))
-            && group.as_deref().is_none_or(|g| {
-                g == r.group || (r.group.starts_with(g) && g.contains('.')) || r.group.split('.').next() == Some(g)
-            })
+            && group.as_deref().is_none_or(|g| group_matches(r.group, g))
     })
+}
+
+/// Whether the group part of a typed resource name (`apps`, `k8s.io`, `stable.example.com`) names `group`:
+/// the whole group, a dotted beginning of it, or its first label.
+pub fn group_matches(group: &str, typed: &str) -> bool {
+    typed == group || (group.starts_with(typed) && typed.contains('.')) || group.split('.').next() == Some(typed)
 }
 
 /// Finds a resource by group and plural name (`authorization.k8s.io`, `selfsubjectaccessreviews`), served or not.

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::{More, Object};
 
@@ -24,10 +24,17 @@ pub struct TableColumn {
 }
 
 impl TableColumn {
-    /// The `TableColumnDefinition` as JSON (every field written: the Go struct has no omitempty).
-    pub fn definition(&self) -> Value {
-        json!({"name": self.name, "type": self.type_, "format": self.format, "description": self.description,
-               "priority": self.priority})
+    /// The `TableColumnDefinition` as the apiserver writes it: every field (the Go struct has no
+    /// omitempty), in the struct's order.
+    pub fn definition(&self) -> String {
+        format!(
+            "{{\"name\":{},\"type\":{},\"format\":{},\"description\":{},\"priority\":{}}}",
+            Value::from(self.name.as_str()),
+            Value::from(self.type_.as_str()),
+            Value::from(self.format.as_str()),
+            Value::from(self.description.as_str()),
+            self.priority
+        )
     }
 }
 

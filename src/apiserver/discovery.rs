@@ -122,7 +122,7 @@ pub(crate) fn groups() -> Vec<(&'static str, &'static str)> {
     out
 }
 
-/// A custom group's `APIGroup`: its versions, newest first, the first preferred.
+/// A group's `APIGroup`: its versions, newest first, the first preferred.
 fn custom_group_json(group: &str, versions: &[String]) -> Value {
     let gvs: Vec<Value> =
         versions.iter().map(|v| json!({ "groupVersion": format!("{group}/{v}"), "version": v })).collect();
@@ -130,8 +130,7 @@ fn custom_group_json(group: &str, versions: &[String]) -> Value {
 }
 
 fn group_json(group: &str, version: &str) -> Value {
-    let gv = json!({ "groupVersion": format!("{group}/{version}"), "version": version });
-    json!({ "name": group, "versions": [gv.clone()], "preferredVersion": gv })
+    custom_group_json(group, &[version.to_string()])
 }
 
 fn resource_list(group: &str, version: &str) -> Value {
@@ -245,12 +244,15 @@ pub fn is_aggregated_path(path: &str) -> bool {
 /// definitions `crds` add after the built-in ones; None for any other path. The built-in groups follow
 /// from the static table of resources, so they are built once.
 pub fn aggregated(path: &str, crds: &[Arc<Object>]) -> Option<String> {
+    static CORE: OnceLock<String> = OnceLock::new();
     static BUILT_IN: OnceLock<Vec<Value>> = OnceLock::new();
+    static GROUPS: OnceLock<String> = OnceLock::new();
+    let built_in = || BUILT_IN.get_or_init(|| groups().iter().map(|(g, v)| group_discovery(g, v)).collect());
     match path.split('?').next().unwrap_or(path).trim_end_matches('/') {
-        "/api" => Some(aggregated_list(vec![group_discovery("", "v1")])),
+        "/api" => Some(CORE.get_or_init(|| aggregated_list(vec![group_discovery("", "v1")])).clone()),
+        "/apis" if crds.is_empty() => Some(GROUPS.get_or_init(|| aggregated_list(built_in().clone())).clone()),
         "/apis" => {
-            let mut items =
-                BUILT_IN.get_or_init(|| groups().iter().map(|(g, v)| group_discovery(g, v)).collect()).clone();
+            let mut items = built_in().clone();
             items.extend(custom_groups(crds).iter().map(|(g, versions)| custom_group_discovery(crds, g, versions)));
             Some(aggregated_list(items))
         }
@@ -271,10 +273,11 @@ pub fn etag(body: &str) -> String {
     format!("\"{hash}\"")
 }
 
-/// The served definitions (as the watch cache holds them), each with its accepted names.
+/// The definitions discovery lists: the established ones (its controller skips the rest, though their
+/// resources are served as soon as their names are accepted).
 fn definitions(crds: &[Arc<Object>]) -> impl Iterator<Item = &CustomResourceDefinition> {
     crds.iter().filter_map(|o| match o.as_ref() {
-        Object::CustomResourceDefinition(d) => Some(d.as_ref()),
+        Object::CustomResourceDefinition(d) if apiextensions::condition_true(d, "Established") => Some(d.as_ref()),
         _ => None,
     })
 }
@@ -345,7 +348,7 @@ fn storage_version_hash(d: &CustomResourceDefinition) -> String {
 }
 
 /// The definitions of `group` serving `version`, in name order.
-fn serving<'a>(
+pub(crate) fn serving<'a>(
     crds: &'a [Arc<Object>],
     group: &'a str,
     version: &'a str,

@@ -188,8 +188,9 @@ pub struct ApiServer {
     scale_requests: std::collections::BTreeSet<(ComponentId, u64)>,
     /// Requests for custom resources: the row of the version their objects are shown at.
     served_as: BTreeMap<(ComponentId, u64), &'static crate::api::ResourceInfo>,
-    /// Creates of custom objects held for [`apiextensions::JUST_ESTABLISHED_WAIT_MS`], by park id.
-    waiting_creates: BTreeMap<u64, (ComponentId, u64, ApiRequest, u64)>,
+    /// Creates of custom objects held for [`apiextensions::JUST_ESTABLISHED_WAIT_MS`] after authorization,
+    /// by park id: client, request id, request, user, causal chain.
+    waiting_creates: BTreeMap<u64, (ComponentId, u64, ApiRequest, UserInfo, u64)>,
     /// Reads of custom resources that asked for a Table: the columns their answer is printed with.
     table_requests: BTreeMap<(ComponentId, u64), Arc<[crate::api::TableColumn]>>,
     /// Requests to a deprecated resource (v1 Endpoints): their answers carry the deprecation warning.
@@ -482,11 +483,11 @@ impl ApiServer {
             TIMER_RECONNECT => self.reconnect(ctx),
             TIMER_CRD_CLEANUP => self.crds.on_timer(ctx, &self.cache),
             t if t > TIMER_JUST_ESTABLISHED => {
-                if let Some((client, request_id, req, chain)) =
+                if let Some((client, request_id, req, user, chain)) =
                     self.waiting_creates.remove(&(t - TIMER_JUST_ESTABLISHED))
                 {
                     let current = std::mem::replace(&mut ctx.chain, chain);
-                    self.handle(ctx, client, request_id, req);
+                    self.authorized(ctx, client, request_id, req, user);
                     ctx.chain = current;
                 }
             }
@@ -595,7 +596,9 @@ impl ApiServer {
             return reply_warned(ctx, client, request_id, ApiResponse::Error(Status::unauthorized()), Vec::new());
         }
         let path = req.non_resource_path.unwrap_or_default();
-        let crds = apiextensions::served_definitions(&self.cache);
+        // Discovery and OpenAPI documents list the served definitions too; health paths need none.
+        let documented = path.starts_with("/api") || path.starts_with("/openapi");
+        let crds = if documented { apiextensions::served_definitions(&self.cache) } else { Vec::new() };
         let aggregated = req.params.aggregated_discovery.then(|| discovery::aggregated(&path, &crds)).flatten();
         if let Some(body) =
             aggregated.or_else(|| discovery::document(&path, &crds)).or_else(|| openapi::document(&path, &crds))
@@ -780,14 +783,6 @@ impl ApiServer {
     }
 
     fn handle(&mut self, ctx: &mut Ctx, client: ComponentId, request_id: u64, mut req: ApiRequest) {
-        if req.verb == Verb::Create && apiextensions::just_established(&self.cache, req.resource, ctx.now) {
-            // The CRD handler sleeps before creating an object of a definition established a moment ago.
-            let park = self.next_park_id;
-            self.next_park_id += 1;
-            self.waiting_creates.insert(park, (client, request_id, req, ctx.chain));
-            ctx.timer(apiextensions::JUST_ESTABLISHED_WAIT_MS, TIMER_JUST_ESTABLISHED + park);
-            return;
-        }
         if req.subresource.is_none() && matches!(req.verb, Verb::Create | Verb::Update) {
             if let Some(raw) = req.raw_body.as_mut() {
                 crate::api::manifest::with_endpoint_type(raw, req.resource);
@@ -871,17 +866,30 @@ impl ApiServer {
             );
         }
         if let Kind::Custom(_) = req.resource.kind {
-            match self.custom_request(&req, &name) {
-                Ok(row) => req.resource = row,
+            let served = match self.custom_request(&req, &name) {
+                Ok(served) => served,
                 Err(status) => return self.respond(ctx, client, request_id, ApiResponse::Error(status)),
-            }
-            self.served_as.insert((client, request_id), req.resource);
+            };
+            req.resource = served.row;
+            self.served_as.insert((client, request_id), served.row);
             if req.params.as_table && matches!(req.verb, Verb::Get | Verb::List) && req.subresource.is_none() {
-                if let Ok(served) = self.served(req.resource) {
-                    self.table_requests.insert((client, request_id), apiextensions::columns::columns(&served).into());
-                }
+                self.table_requests.insert((client, request_id), apiextensions::columns::columns(&served).into());
+            }
+            if req.verb == Verb::Create && apiextensions::just_established(&served, ctx.now) {
+                // The CRD handler sleeps before creating an object of a definition established a moment ago.
+                let park = self.next_park_id;
+                self.next_park_id += 1;
+                self.waiting_creates.insert(park, (client, request_id, req, user, ctx.chain));
+                ctx.timer(apiextensions::JUST_ESTABLISHED_WAIT_MS, TIMER_JUST_ESTABLISHED + park);
+                return;
             }
         }
+        self.authorized(ctx, client, request_id, req, user);
+    }
+
+    /// A request past authentication and authorization (and, for a custom resource, its definition's
+    /// checks): served by the storage, a subresource's handler, a kubelet or an aggregated API.
+    fn authorized(&mut self, ctx: &mut Ctx, client: ComponentId, request_id: u64, req: ApiRequest, user: UserInfo) {
         if req.resource.kind == Kind::Endpoints {
             self.deprecated.insert((client, request_id));
         }
@@ -943,10 +951,9 @@ impl ApiServer {
     /// the version asked for, or the refusal (a resource no definition serves is not found; a definition
     /// being deleted takes no new objects; only the subresources the version declares exist; a custom
     /// resource takes no strategic merge patch).
-    fn custom_request(&self, req: &ApiRequest, name: &str) -> Result<&'static crate::api::ResourceInfo, Status> {
+    fn custom_request(&self, req: &ApiRequest, name: &str) -> Result<apiextensions::Served, Status> {
         let r = req.resource;
-        let served =
-            apiextensions::resolve(&self.cache, r.group, r.version, r.resource).ok_or_else(Status::no_such_resource)?;
+        let served = self.served(r)?;
         if served.row.namespaced != r.namespaced && (req.namespace.is_some() || req.name.is_some()) {
             return Err(Status::no_such_resource());
         }
@@ -970,7 +977,7 @@ impl ApiServer {
                 "application/apply-patch+yaml",
             ]));
         }
-        Ok(served.row)
+        Ok(served)
     }
 
     /// The definition serving a custom resource row now.
@@ -1248,34 +1255,33 @@ impl ApiServer {
                 let current = current.ok_or_else(|| Status::not_found(&qualified, &name))?;
                 // A retried attempt (a conflict) starts its warnings afresh.
                 op.warnings.clear();
-                let new = match (&req.patch, &req.body, &req.raw_body) {
-                    (Some(p), _, _) if req.subresource.as_deref() == Some("scale") => match info.kind {
-                        Kind::Custom(_) => apiextensions::apply_scale(&self.served(info)?, &current, p)?,
-                        _ => registry::apply_scale(&current, p)?,
-                    },
-                    (_, _, _) if req.subresource.as_deref() == Some("scale") => {
-                        return Err(Status::method_not_allowed("the scale subresource takes a patch"))
-                    }
-                    (Some(p), _, _) if matches!(info.kind, Kind::Custom(_)) => {
-                        let served = self.served(info)?;
+                let custom = match info.kind {
+                    Kind::Custom(_) => Some(self.served(info)?),
+                    _ => None,
+                };
+                let scale = req.subresource.as_deref() == Some("scale");
+                let new = match (&req.patch, &req.body, &req.raw_body, &custom) {
+                    (Some(p), _, _, Some(served)) if scale => apiextensions::apply_scale(served, &current, p)?,
+                    (Some(p), _, _, None) if scale => registry::apply_scale(&current, p)?,
+                    _ if scale => return Err(Status::method_not_allowed("the scale subresource takes a patch")),
+                    (Some(p), _, _, Some(served)) => {
                         let doc = registry::patched_document(&current, p)?;
-                        let (new, unknown) = apiextensions::decode(&served, &doc, req.params.field_validation, true)?;
+                        let (new, unknown) = apiextensions::decode(served, &doc, req.params.field_validation, true)?;
                         op.warnings.extend(unknown);
                         new
                     }
-                    (Some(p), _, _) => {
+                    (Some(p), _, _, None) => {
                         let (new, unknown) = registry::apply_patch_validated(&current, p, req.params.field_validation)?;
                         op.warnings.extend(unknown);
                         new
                     }
-                    (None, Some(b), _) => b.clone(),
-                    (None, None, Some(raw)) if matches!(info.kind, Kind::Custom(_)) => {
-                        let served = self.served(info)?;
-                        let (new, unknown) = apiextensions::decode(&served, raw, req.params.field_validation, false)?;
+                    (None, Some(b), _, _) => b.clone(),
+                    (None, None, Some(raw), Some(served)) => {
+                        let (new, unknown) = apiextensions::decode(served, raw, req.params.field_validation, false)?;
                         op.warnings.extend(unknown);
                         new
                     }
-                    (None, None, Some(raw)) => {
+                    (None, None, Some(raw), None) => {
                         let (new, unknown) = crate::api::manifest::decode_validated(raw, req.params.field_validation)?;
                         op.warnings.extend(unknown);
                         new
@@ -1288,10 +1294,6 @@ impl ApiServer {
                         return Err(Status::stale_object(&qualified, &name));
                     }
                 }
-                let custom = match info.kind {
-                    Kind::Custom(_) => Some(self.served(info)?),
-                    _ => None,
-                };
                 let definition = current.kind() == Kind::CustomResourceDefinition;
                 let mut new = match (req.subresource.as_deref(), &custom) {
                     (Some("approval"), _) => certificates::prepare_approval(&current, new, now)?,

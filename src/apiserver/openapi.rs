@@ -134,12 +134,8 @@ fn custom_v3(crds: &[Arc<Object>], group: &str, version: &str) -> Value {
     let mut paths = Map::new();
     let mut schemas = meta.schemas.clone();
     let reversed: Vec<&str> = group.split('.').rev().collect();
-    for o in crds {
-        let Object::CustomResourceDefinition(d) = o.as_ref() else { continue };
-        let Some(v) = d.spec.versions.iter().find(|v| v.name == version && v.served) else { continue };
-        if d.spec.group != group {
-            continue;
-        }
+    for d in discovery::serving(crds, group, version) {
+        let Some(v) = d.spec.versions.iter().find(|v| v.name == version) else { continue };
         let crate::api::Kind::Custom(def) = apiextensions::kind_of(d) else { continue };
         let row = custom::row(def, version);
         let name = format!("{}.{version}.{}", reversed.join("."), def.kind);

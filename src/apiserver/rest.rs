@@ -406,20 +406,9 @@ pub fn custom_table_json(table: &crate::api::Table, include: IncludeObject, head
         .iter()
         .map(|(cells, o)| format!("{{\"cells\":{}{}}}", Value::Array(cells.clone()), row_object(o, include)))
         .collect();
-    let metadata = match &table.list {
-        Some((rv, more)) => list_meta(*rv, more.as_ref()),
-        None => "{}".into(),
-    };
-    let definitions = if headers {
-        let defs: Vec<Value> = table.columns.iter().map(crate::api::TableColumn::definition).collect();
-        format!(",\"columnDefinitions\":{}", Value::Array(defs))
-    } else {
-        String::new()
-    };
-    format!(
-        "{{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":{metadata}{definitions},\"rows\":[{}]}}",
-        rows.join(",")
-    )
+    let revision = table.list.as_ref().map(|(rv, more)| (*rv, more.as_ref()));
+    let definitions = table.columns.iter().map(crate::api::TableColumn::definition).collect();
+    table_document(revision, headers.then_some(definitions), &rows)
 }
 
 /// A row's `object`: nothing, the object's metadata as a PartialObjectMetadata, or the whole object.
@@ -495,12 +484,17 @@ pub fn table_json(
             format!("{{\"cells\":[{}]{}}}", cells.join(","), row_object(o, include))
         })
         .collect();
+    table_document(revision, headers.then_some(definitions), &rows)
+}
+
+/// A Table's JSON around its parts: the list's metadata (empty for one object), the column definitions
+/// (None: left out, as the watch events after the first leave them) and the rows, each already written.
+fn table_document(revision: Option<(u64, Option<&More>)>, definitions: Option<Vec<String>>, rows: &[String]) -> String {
     let metadata = match revision {
         Some((rv, more)) => list_meta(rv, more),
         None => "{}".into(),
     };
-    let definitions =
-        if headers { format!(",\"columnDefinitions\":[{}]", definitions.join(",")) } else { String::new() };
+    let definitions = definitions.map_or_else(String::new, |d| format!(",\"columnDefinitions\":[{}]", d.join(",")));
     format!(
         "{{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":{metadata}{definitions},\"rows\":[{}]}}",
         rows.join(",")

@@ -41,6 +41,24 @@ impl Discovered {
         }
     }
 
+    /// `group/version`, or the version alone for the core group.
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    /// `resource.group`, or the resource alone for the core group.
+    pub fn qualified(&self) -> String {
+        if self.group.is_empty() {
+            self.resource.clone()
+        } else {
+            format!("{}.{}", self.resource, self.group)
+        }
+    }
+
     /// Whether kubectl takes `name` (lower-cased, without a group) for this resource.
     fn named(&self, name: &str) -> bool {
         self.resource == name
@@ -144,12 +162,7 @@ pub fn find<'a>(resources: &'a [Discovered], name: &str) -> Option<&'a Discovere
             return versioned;
         }
     }
-    resources.iter().find(|r| {
-        r.named(base)
-            && group.is_none_or(|g| {
-                r.group == g || (r.group.starts_with(g) && g.contains('.')) || r.group.split('.').next() == Some(g)
-            })
-    })
+    resources.iter().find(|r| r.named(base) && group.is_none_or(|g| crate::api::kinds::group_matches(&r.group, g)))
 }
 
 #[cfg(test)]

@@ -68,16 +68,9 @@ pub async fn api_resources(ctx: &Context) -> Result<(), Failure> {
         "kind" => rows.sort_by(|a, b| a.kind.cmp(&b.kind)),
         _ => {}
     }
-    let api_version = |r: &super::discovery::Discovered| {
-        if r.group.is_empty() {
-            r.version.clone()
-        } else {
-            format!("{}/{}", r.group, r.version)
-        }
-    };
     if output == "name" {
         for r in rows {
-            ctx.println(&if r.group.is_empty() { r.resource.clone() } else { format!("{}.{}", r.resource, r.group) });
+            ctx.println(&r.qualified());
         }
         return Ok(());
     }
@@ -88,8 +81,13 @@ pub async fn api_resources(ctx: &Context) -> Result<(), Failure> {
     let headers = headers.into_iter().map(str::to_string).collect();
     let mut table = super::printers::table::Table { headers, rows: Vec::new() };
     for r in rows {
-        let mut row =
-            vec![r.resource.clone(), r.short_names.join(","), api_version(r), r.namespaced.to_string(), r.kind.clone()];
+        let mut row = vec![
+            r.resource.clone(),
+            r.short_names.join(","),
+            r.api_version(),
+            r.namespaced.to_string(),
+            r.kind.clone(),
+        ];
         if output == "wide" {
             row.push(r.verbs.join(","));
             row.push(r.categories.join(","));
@@ -103,11 +101,8 @@ pub async fn api_resources(ctx: &Context) -> Result<(), Failure> {
 pub async fn api_versions(ctx: &Context) -> Result<(), Failure> {
     // Every group version discovery lists (a subresource's kind, such as autoscaling/v1's Scale, is no
     // group version of its own).
-    let versions: BTreeSet<String> = super::discovery::discover(ctx)
-        .await?
-        .iter()
-        .map(|r| if r.group.is_empty() { r.version.clone() } else { format!("{}/{}", r.group, r.version) })
-        .collect();
+    let versions: BTreeSet<String> =
+        super::discovery::discover(ctx).await?.iter().map(super::discovery::Discovered::api_version).collect();
     for v in versions {
         ctx.println(&v);
     }

@@ -95,13 +95,8 @@ impl Controllers {
     /// The watch cache was filled: every definition is looked at.
     pub fn resync(&mut self, ctx: &mut Ctx, cache: &WatchCache) {
         for crd in cache.list(Kind::CustomResourceDefinition, None) {
-            self.sync(ctx, cache, crd.name());
+            self.changed(ctx, cache, crd.name());
         }
-    }
-
-    /// Definition `name` changed (or went).
-    pub fn changed(&mut self, ctx: &mut Ctx, cache: &WatchCache, name: &str) {
-        self.sync(ctx, cache, name);
     }
 
     /// Whether an answer from the apiserver itself is to this client.
@@ -125,8 +120,9 @@ impl Controllers {
         self.conn.call(ctx, req, tag);
     }
 
-    /// Looks at one definition: what the finalizer, the naming or the establishing controller has to do.
-    fn sync(&mut self, ctx: &mut Ctx, cache: &WatchCache, name: &str) {
+    /// Definition `name` changed (or went): what the finalizer, the naming or the establishing controller
+    /// has to do for it.
+    pub fn changed(&mut self, ctx: &mut Ctx, cache: &WatchCache, name: &str) {
         if self.busy.contains(name) || self.emptying.contains(name) || self.polling.contains(name) {
             return;
         }
@@ -231,7 +227,7 @@ impl Controllers {
         match call {
             Call::Status(name) => {
                 self.busy.remove(&name);
-                self.sync(ctx, cache, &name);
+                self.changed(ctx, cache, &name);
             }
             Call::List(name) => match result {
                 Ok(ApiResponse::List { items, .. }) if items.is_empty() => {

@@ -132,23 +132,17 @@ pub fn resolve(cache: &WatchCache, group: &str, version: &str, resource: &str) -
     Some(Served { crd, row })
 }
 
-/// How long the CRD handler holds a create of an object whose definition was established less than that
-/// long ago (it sleeps this long, whatever is left: protection for apiservers that have not seen it yet).
+/// How long the CRD handler sleeps before a create of an object whose definition became Established less
+/// than that long ago (protection for apiservers that have not seen the definition yet).
 pub const JUST_ESTABLISHED_WAIT_MS: u64 = 2_000;
 
-/// Whether a create of `row` must wait: its definition became Established less than
+/// Whether a create of `served`'s objects waits: its definition became Established less than
 /// [`JUST_ESTABLISHED_WAIT_MS`] ago.
-pub fn just_established(cache: &WatchCache, row: &ResourceInfo, now: SimTime) -> bool {
-    if !matches!(row.kind, Kind::Custom(_)) {
-        return false;
-    }
-    let Some(served) = resolve(cache, row.group, row.version, row.resource) else { return false };
+pub fn just_established(served: &Served, now: SimTime) -> bool {
     let conditions = served.definition().status.as_ref().and_then(|s| s.conditions.as_ref());
     let established = conditions.and_then(|cs| cs.iter().find(|c| c.type_ == "Established" && c.status == "True"));
     let Some(at) = established.and_then(|c| c.last_transition_time.as_ref()) else { return false };
-    let since = super::printers::duration::sim_ms(now) - at.0.as_millisecond();
-    // Transition times have whole seconds: a definition established within this second counts as new.
-    since < JUST_ESTABLISHED_WAIT_MS as i64
+    super::printers::duration::sim_ms(now) - at.0.as_millisecond() < JUST_ESTABLISHED_WAIT_MS as i64
 }
 
 /// Whether any served definition serves `group`/`version` (an unknown group-version is no route at all).

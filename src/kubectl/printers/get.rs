@@ -37,30 +37,38 @@ pub fn table_for(kind: Kind, objects: &[Arc<Object>], now: SimTime, wide: bool) 
 /// The table `kubectl get <kind>` prints for `objects`, decorated per `opts`.
 pub fn get_table(kind: Kind, objects: &[Arc<Object>], now: SimTime, opts: &GetOptions) -> Table {
     let cols = columns(kind);
-    let keep: Vec<bool> = cols.iter().map(|c| opts.wide || !c.wide).collect();
-    let name_col = if opts.show_kind { cols.iter().position(|c| c.is_name) } else { None };
-    let kind_prefix = {
-        let info = kind.info();
-        if info.group.is_empty() {
-            kind.name().to_ascii_lowercase()
-        } else {
-            format!("{}.{}", kind.name().to_ascii_lowercase(), info.group)
-        }
-    };
+    let shape: Vec<(&str, bool, bool)> = cols.iter().map(|c| (c.name, c.wide, c.is_name)).collect();
+    let ordered = crate::apiserver::printers::row_order(kind, objects);
+    let rows = ordered.iter().map(|obj| cells(obj, kind, now)).collect();
+    lay_out(kind.info(), &shape, rows, objects, opts)
+}
+
+/// A Table as kubectl prints it: the columns (name, shown only with `-o wide`, holds the object's name) and
+/// each row's cells, wide columns dropped unless asked for, headers upper-cased, names `kind[.group]/name`
+/// when several types are listed, cells cleaned, then the decorations `opts` asks for.
+fn lay_out(
+    info: &crate::api::ResourceInfo,
+    columns: &[(&str, bool, bool)],
+    rows: Vec<Vec<String>>,
+    objects: &[Arc<Object>],
+    opts: &GetOptions,
+) -> Table {
+    let keep: Vec<bool> = columns.iter().map(|(_, wide, _)| opts.wide || !wide).collect();
+    let name_col = if opts.show_kind { columns.iter().position(|(_, _, is_name)| *is_name) } else { None };
+    let kind = info.kind.name().to_ascii_lowercase();
+    let kind_prefix = if info.group.is_empty() { kind } else { format!("{kind}.{}", info.group) };
     let mut table = Table {
-        headers: cols.iter().zip(&keep).filter(|(_, k)| **k).map(|(c, _)| c.name.to_ascii_uppercase()).collect(),
+        headers: columns.iter().zip(&keep).filter(|(_, k)| **k).map(|(c, _)| c.0.to_ascii_uppercase()).collect(),
         rows: Vec::new(),
     };
-    for obj in crate::apiserver::printers::row_order(kind, objects).iter() {
-        let mut cells = cells(obj, kind, now);
-        cells.resize(cols.len(), String::new());
+    for mut cells in rows {
+        cells.resize(columns.len(), String::new());
         if let Some(i) = name_col {
             cells[i] = format!("{kind_prefix}/{}", cells[i]);
         }
-        let row = cells.into_iter().zip(&keep).filter(|(_, k)| **k).map(|(v, _)| clean_cell(&v)).collect();
-        table.rows.push(row);
+        table.rows.push(cells.into_iter().zip(&keep).filter(|(_, k)| **k).map(|(v, _)| clean_cell(&v)).collect());
     }
-    decorate(table, kind.info().namespaced, objects, opts)
+    decorate(table, info.namespaced, objects, opts)
 }
 
 /// `-A`'s NAMESPACE column, `-L`'s label columns and `--show-labels`' LABELS column.
@@ -91,30 +99,16 @@ pub fn custom_table(
     rows: &[(Vec<serde_json::Value>, Arc<Object>)],
     opts: &GetOptions,
 ) -> Table {
-    let keep: Vec<bool> = columns.iter().map(|c| opts.wide || c.priority == 0).collect();
-    let name_col = if opts.show_kind { columns.iter().position(|c| c.format == "name") } else { None };
-    let kind_prefix = format!("{}.{}", info.kind.name().to_ascii_lowercase(), info.group);
-    let mut table = Table {
-        headers: columns.iter().zip(&keep).filter(|(_, k)| **k).map(|(c, _)| c.name.to_ascii_uppercase()).collect(),
-        rows: Vec::new(),
+    let shape: Vec<(&str, bool, bool)> =
+        columns.iter().map(|c| (c.name.as_str(), c.priority != 0, c.format == "name")).collect();
+    let text = |c: &serde_json::Value| match c {
+        serde_json::Value::Null => String::new(),
+        serde_json::Value::String(s) => s.clone(),
+        other => crate::api::jsonpath::go_v(other),
     };
-    for (cells, _) in rows {
-        let mut texts: Vec<String> = cells
-            .iter()
-            .map(|c| match c {
-                serde_json::Value::Null => String::new(),
-                serde_json::Value::String(s) => s.clone(),
-                other => crate::api::jsonpath::go_v(other),
-            })
-            .collect();
-        texts.resize(columns.len(), String::new());
-        if let Some(i) = name_col {
-            texts[i] = format!("{kind_prefix}/{}", texts[i]);
-        }
-        table.rows.push(texts.into_iter().zip(&keep).filter(|(_, k)| **k).map(|(v, _)| clean_cell(&v)).collect());
-    }
+    let texts = rows.iter().map(|(cells, _)| cells.iter().map(text).collect()).collect();
     let objects: Vec<Arc<Object>> = rows.iter().map(|(_, o)| Arc::clone(o)).collect();
-    decorate(table, info.namespaced, &objects, opts)
+    lay_out(info, &shape, texts, &objects, opts)
 }
 
 /// The table of `kubectl events` (not `kubectl get events`): sorted by the time each event last
