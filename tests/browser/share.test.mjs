@@ -89,6 +89,10 @@ describe('manifest editor, sharing, gallery, component menu', () => {
     await editor(page).fill(CRD);
     await page.getByRole('button', { name: 'Apply', exact: true }).click();
     await applyOutput(page).getByText('customresourcedefinition.apiextensions.k8s.io/widgets.example.com created').waitFor();
+    // As on a real cluster, kubectl maps the new kind once discovery lists it: when it is Established (the
+    // apiserver's controllers write that a moment later; the page plays those messages in slow motion).
+    await skipUntilQuiet(page);
+    await run(page, 'kubectl get crd widgets.example.com -o jsonpath={.status.conditions[1].reason}', 'InitialNamesAccepted');
     await editor(page).fill(WIDGET);
     await page.getByRole('button', { name: 'Apply', exact: true }).click();
     // The first create of a kind established a moment ago waits two simulated seconds (the CRD handler's
@@ -98,7 +102,6 @@ describe('manifest editor, sharing, gallery, component menu', () => {
     await run(page, 'kubectl get widgets', 'SIZE');
     const log = page.locator('[role="log"]');
     await log.getByText(/^blue\s+3\s+\S+$/).first().waitFor();
-    await run(page, 'kubectl get crd widgets.example.com -o jsonpath={.status.conditions[1].reason}', 'InitialNamesAccepted');
     await shot(page, 'custom-resource');
   });
 
