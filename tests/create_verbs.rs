@@ -514,7 +514,9 @@ status: {}
 #[test]
 fn run_refuses_what_kubectl_refuses_before_sending_anything() {
     let mut c = Cluster::new_default(1);
-    fails(&mut c, "run x", "error: --image is required\n");
+    // cobra's check of the flag marked required, then run's own (both checked against kubectl v1.33).
+    fails(&mut c, "run x", "error: required flag(s) \"image\" not set\n");
+    fails(&mut c, "run x --image=", "error: --image is required\n");
     fails(&mut c, "run --image=nginx", "error: NAME is required for run\nSee 'kubectl run -h' for help and examples\n");
     fails(
         &mut c,

@@ -46,6 +46,12 @@ fn scale_refuses_a_missing_count_a_missing_object_and_kinds_without_a_scale_subr
     fails(
         &mut c,
         "scale deployment web",
+        // cobra's check of a flag marked required comes first (checked against kubectl v1.33).
+        "error: required flag(s) \"replicas\" not set\n",
+    );
+    fails(
+        &mut c,
+        "scale deployment web --replicas=-1",
         "error: The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0\n",
     );
     fails(

@@ -81,7 +81,10 @@ fn json_patches_apply_in_order_and_fail_as_a_whole() {
     ] {
         assert_eq!(
             kubectl(&mut c, &format!("patch deploy web --type json -p '{failing}'")),
-            ("The request is invalid\n".into(), Some(1)),
+            (
+                "The request is invalid: the server rejected our request due to an error in our request\n".into(),
+                Some(1)
+            ),
             "{failing}"
         );
     }

@@ -115,7 +115,17 @@ fn yaml_error(e: &serde_yaml::Error, source: &str) -> ManifestError {
     let (line, column) = e.location().map(|l| (Some(l.line()), Some(l.column()))).unwrap_or((None, None));
     let text = e.to_string();
     let detail = text.split(" at line ").next().unwrap_or(&text).to_string();
-    let at = line.map(|l| format!("line {l}: ")).unwrap_or_default();
+    // go-yaml counts a scanner error's line from 0 and names it only when it is not 0: an error the scanner
+    // finds on the first line has no `line N: ` (yaml.v2 decode.go's `fail`).
+    const SCANNER: [&str; 5] = [
+        "mapping values are not allowed in this context",
+        "found character that cannot start any token",
+        "could not find expected ':'",
+        "block sequence entries are not allowed in this context",
+        "found a tab character that violates indentation",
+    ];
+    let unnamed = line == Some(1) && SCANNER.iter().any(|p| detail.starts_with(p));
+    let at = line.filter(|_| !unnamed).map(|l| format!("line {l}: ")).unwrap_or_default();
     ManifestError {
         message: format!("error parsing {source}: error converting YAML to JSON: yaml: {at}{detail}"),
         line,
@@ -291,6 +301,13 @@ mod tests {
             err.message
         );
         assert!(err.line.is_some());
+        // The real kubectl (v1.33) on a scanner error in the first line: no line named.
+        let err = parse_documents("this: is: not yaml\n", "STDIN").unwrap_err();
+        assert_eq!(
+            err.message,
+            "error parsing STDIN: error converting YAML to JSON: yaml: mapping values are not allowed in this context"
+        );
+        assert_eq!(err.line, Some(1), "the editor still marks the line");
     }
 
     #[test]

@@ -312,7 +312,8 @@ impl Status {
     }
 
     /// 422 for a request the server could not process (`NewGenericServerResponse`): the cause is not passed
-    /// on, so kubectl can only say `The request is invalid` (a JSON patch that does not apply).
+    /// on, so kubectl can only say `The request is invalid: ` and this message (a JSON patch that does not
+    /// apply).
     pub fn unprocessable() -> Status {
         Status::new(422, Reason::Invalid, "the server rejected our request due to an error in our request")
     }
@@ -424,8 +425,14 @@ impl Status {
         match self.reason {
             Reason::Unauthorized => format!("error: You must be logged in to the server ({})", self.message),
             Reason::Invalid if !self.causes.is_empty() => self.invalid_lines(),
-            // kubectl's checkErr: an Invalid status without causes names what is invalid, not why.
-            Reason::Invalid if self.kind.is_empty() && self.name.is_empty() => "The request is invalid".into(),
+            // kubectl's checkErr: an Invalid status without causes names what is invalid, not why; when it
+            // names neither kind nor object, the server's message follows.
+            Reason::Invalid if self.kind.is_empty() && self.name.is_empty() && self.message.is_empty() => {
+                "The request is invalid".into()
+            }
+            Reason::Invalid if self.kind.is_empty() && self.name.is_empty() => {
+                format!("The request is invalid: {}", self.message)
+            }
             Reason::Invalid => format!("The {} {:?} is invalid", self.kind, self.name),
             Reason::Unknown => format!("Error from server: {}", self.message),
             reason => format!("Error from server ({}): {}", reason.as_str(), self.message),
@@ -515,8 +522,12 @@ mod tests {
     }
 
     #[test]
-    fn an_invalid_status_without_causes_says_only_that_the_request_is_invalid() {
-        assert_eq!(Status::unprocessable().kubectl_line(), "The request is invalid");
+    fn an_invalid_status_without_causes_or_names_gives_the_servers_message() {
+        assert_eq!(
+            Status::unprocessable().kubectl_line(),
+            "The request is invalid: the server rejected our request due to an error in our request"
+        );
+        assert_eq!(Status::new(422, Reason::Invalid, "").kubectl_line(), "The request is invalid");
         assert_eq!(Status::unprocessable().code, 422);
     }
 

@@ -37,6 +37,7 @@ mod proxy;
 pub mod registry;
 pub mod rest;
 pub mod review;
+pub mod strategic;
 pub mod validation;
 
 use std::collections::BTreeMap;
@@ -161,7 +162,14 @@ pub struct ApiServer {
     identity: Option<identity::IdentityLease>,
     /// The apiextensions controllers (names, establishing, the definitions' finalizer).
     crds: apiextensions::controllers::Controllers,
-    rng: Rng,
+    /// Generated names' suffixes. Each purpose draws from its own stream, so the names a scenario's
+    /// creates get do not depend on how many other objects (Events) were created between them, nor on the
+    /// reads a client made: the same writes name the same objects however the requests interleave.
+    names: Rng,
+    /// Objects' UIDs.
+    uids: Rng,
+    /// ClusterIPs, IPAddresses and NodePorts.
+    allocations: Rng,
     etcd: etcd_client::EtcdClient,
     authn: Authenticator,
     cache: WatchCache,
@@ -237,7 +245,9 @@ impl ApiServer {
             identity: None,
             crds: apiextensions::controllers::Controllers::new(me, TIMER_CRD_CLEANUP),
             etcd: etcd_client::EtcdClient::new(etcd, rng.fork("etcd-client")),
-            rng,
+            names: rng.fork("generated-names"),
+            uids: rng.fork("uids"),
+            allocations: rng.fork("allocations"),
             authn,
             cache: WatchCache::default(),
             synced: false,
@@ -1249,7 +1259,7 @@ impl ApiServer {
                 }
                 let key = obj.key();
                 let txn = registry::create_txn(&key, Arc::clone(&obj));
-                Ok((ip_addresses::allocating(txn, &obj, now, &mut self.rng), Some(obj), false))
+                Ok((ip_addresses::allocating(txn, &obj, now, &mut self.allocations), Some(obj), false))
             }
             Verb::Update | Verb::Patch => {
                 let current = current.ok_or_else(|| Status::not_found(&qualified, &name))?;
@@ -1494,7 +1504,7 @@ impl ApiServer {
         defaults::apply_defaults(&mut obj);
         if obj.name().is_empty() {
             if let Some(base) = obj.meta().generate_name.clone().filter(|g| !g.is_empty()) {
-                obj.meta_mut().name = Some(registry::generate_name(&base, &mut self.rng));
+                obj.meta_mut().name = Some(registry::generate_name(&base, &mut self.names));
             }
         }
         let name = obj.name().to_string();
@@ -1521,7 +1531,7 @@ impl ApiServer {
         };
         admission::mutate(&adm, &mut obj, &self.cache)?;
         // BeforeCreate: the strategy's PrepareForCreate and the system fields, then the allocators, then validation.
-        registry::prepare_create(&mut obj, now, &mut self.rng);
+        registry::prepare_create(&mut obj, now, &mut self.uids);
         if let Object::CertificateSigningRequest(csr) = &mut obj {
             certificates::prepare_for_create(csr, user);
         }
@@ -1571,7 +1581,7 @@ impl ApiServer {
             let [a, b, _, _] = self.service_cidr_base;
             // 10.96.0.0/12 holds 2^20 addresses; .0.1 is reserved for `kubernetes`, .0.10 for kube-dns.
             let ip = loop {
-                let n = self.rng.between(11, (1 << 20) - 2);
+                let n = self.allocations.between(11, (1 << 20) - 2);
                 let ip = format!("{a}.{}.{}.{}", b as u64 + (n >> 16), (n >> 8) & 0xff, n & 0xff);
                 if !used.contains(&ip) {
                     break ip;
@@ -1585,7 +1595,7 @@ impl ApiServer {
         if matches!(spec.type_.as_deref(), Some("NodePort" | "LoadBalancer")) {
             for port in spec.ports.iter_mut().flatten() {
                 if port.node_port.is_none() {
-                    port.node_port = Some(self.rng.between(30000, 32767) as i32);
+                    port.node_port = Some(self.allocations.between(30000, 32767) as i32);
                 }
             }
         }

@@ -323,7 +323,10 @@ pub fn patched_document(current: &Object, patch: &PatchBody) -> Result<Value, St
             )));
         }
         PatchBody::Merge(p) => merge_patch(&mut doc, p, false),
-        PatchBody::Strategic(p) => merge_patch(&mut doc, p, true),
+        PatchBody::Strategic(p) => {
+            let root = super::strategic::root_type(&current.info().api_version(), current.kind().name());
+            super::strategic::apply(&mut doc, p, root);
+        }
         PatchBody::Json(p) => {
             super::json_patch::decode(p).map_err(Status::bad_request)?;
             super::json_patch::apply(&mut doc, p).map_err(|_| Status::unprocessable())?;

@@ -102,6 +102,12 @@ async fn apply_one(ctx: &Context, mut doc: Value, source: &str, validation: Fiel
         if info.namespaced && !m.contains_key("namespace") {
             m.insert("namespace".into(), Value::String(ns.clone()));
         }
+        // The configuration is recorded with its annotations minus this one, an empty map when there are
+        // none (GetModifiedConfiguration sets the map before encoding).
+        let annotations = m.entry("annotations").or_insert_with(|| Value::Object(Default::default()));
+        if let Some(a) = annotations.as_object_mut() {
+            a.remove(LAST_APPLIED);
+        }
     }
     let encoded = serde_json::to_string(&doc).unwrap_or_default();
     let live = match ctx.api.call(ctx.request(Verb::Get, info).namespace(Some(&ns)).name(&name)).await? {
@@ -129,7 +135,7 @@ async fn apply_one(ctx: &Context, mut doc: Value, source: &str, validation: Fiel
         }
         Some(live) => {
             let patch = three_way_patch(&live, &doc);
-            if patch.as_object().is_some_and(|m| m.is_empty()) {
+            if patch.as_object().is_some_and(|m| m.is_empty()) || changes_nothing(&live, &patch) {
                 ctx.println(&format!("{} unchanged", kind_name(&live)));
                 return Ok(());
             }
@@ -150,6 +156,20 @@ async fn apply_one(ctx: &Context, mut doc: Value, source: &str, validation: Fiel
         }
     }
     Ok(())
+}
+
+/// Whether the patch, merged into the live object as the apiserver merges it, leaves it as it is (kubectl's
+/// schema-aware three-way patch is then empty: fields the server defaulted, such as a port's protocol, are
+/// no change).
+fn changes_nothing(live: &Object, patch: &Value) -> bool {
+    if !matches!(live.kind(), crate::api::Kind::Custom(_)) {
+        let before = live.to_json();
+        let mut after = before.clone();
+        let root = crate::apiserver::strategic::root_type(&live.info().api_version(), live.kind().name());
+        crate::apiserver::strategic::apply(&mut after, patch, root);
+        return after == before;
+    }
+    false
 }
 
 /// cli-runtime's `Info.String()`: the resource, kind, name and namespace kubectl names in apply errors.

@@ -124,6 +124,33 @@ async fn related(ctx: &Context, obj: &Object) -> Related {
             let labels = Some(format!("kubernetes.io/service-name={name}"));
             r.endpoint_slices = list(ctx, Kind::EndpointSlice, ns.as_deref(), labels, None).await;
         }
+        Object::Ingress(ing) => {
+            // Each backend's service and its EndpointSlices, read as describeBackendV1 reads them.
+            let spec = ing.spec.clone().unwrap_or_default();
+            let backends = spec.default_backend.iter().chain(
+                spec.rules
+                    .iter()
+                    .flatten()
+                    .flat_map(|r| r.http.iter().flat_map(|h| h.paths.iter().map(|p| &p.backend))),
+            );
+            for service in backends.filter_map(|b| b.service.as_ref()).map(|s| s.name.clone()) {
+                if r.backends.contains_key(&service) {
+                    continue;
+                }
+                let labels = Some(format!("kubernetes.io/service-name={service}"));
+                r.endpoint_slices.extend(list(ctx, Kind::EndpointSlice, ns.as_deref(), labels, None).await);
+                let got = ctx
+                    .api
+                    .call(ctx.request(Verb::Get, Kind::Service.info()).namespace(ns.as_deref()).name(&service))
+                    .await;
+                let found = match got {
+                    Ok(ApiResponse::Object(o)) => Ok(o),
+                    Ok(ApiResponse::Error(status)) => Err(status.message.clone()),
+                    _ => Err(format!("services {service:?} not found")),
+                };
+                r.backends.insert(service, found);
+            }
+        }
         Object::Namespace(_) => {
             r.resource_quotas = list(ctx, Kind::ResourceQuota, Some(&name), None, None).await;
             r.limit_ranges = list(ctx, Kind::LimitRange, Some(&name), None, None).await;

@@ -39,7 +39,15 @@ pub async fn logs(ctx: &Context) -> Result<(), Failure> {
     let container = ctx.args.get(&["c", "container"]).or(words.get(1).map(String::as_str)).map(str::to_string);
     let pods = match selector {
         Some(sel) => pods_matching(ctx, sel).await?,
-        None => vec![pod_for(ctx, &words[0], "cannot get the logs from").await?],
+        // The builder's NotFound, wrapped with the namespace (logs.go's Complete).
+        None => vec![pod_for(ctx, &words[0], "cannot get the logs from").await.map_err(|Failure(line)| match line
+            .strip_prefix("Error from server (NotFound): ")
+        {
+            Some(message) => {
+                Failure(format!("error: error from server (NotFound): {message} in namespace {:?}", ctx.namespace()))
+            }
+            None => Failure(line),
+        })?],
     };
     if pods.is_empty() {
         ctx.println(&format!("No resources found in {} namespace.", ctx.namespace()));

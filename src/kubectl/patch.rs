@@ -121,7 +121,11 @@ fn local(before: &Value, body: &PatchBody) -> Result<Value, Failure> {
     let mut doc = before.clone();
     match body {
         PatchBody::Merge(p) => crate::apiserver::registry::merge_patch(&mut doc, p, false),
-        PatchBody::Strategic(p) => crate::apiserver::registry::merge_patch(&mut doc, p, true),
+        PatchBody::Strategic(p) => {
+            let api_version = before["apiVersion"].as_str().unwrap_or_default();
+            let root = crate::apiserver::strategic::root_type(api_version, before["kind"].as_str().unwrap_or_default());
+            crate::apiserver::strategic::apply(&mut doc, p, root);
+        }
         PatchBody::Json(p) => crate::apiserver::json_patch::apply(&mut doc, p).map_err(common::error)?,
     }
     Ok(doc)

@@ -162,13 +162,9 @@ async fn history(ctx: &Context, name: &str) -> Result<(), Failure> {
         };
         ctx.println(&format!("deployment.apps/{name} with revision #{wanted}"));
         let template = rs.spec.as_ref().and_then(|s| s.template.clone()).unwrap_or_default();
-        let pod = Object::Pod(Box::new(crate::api::api::core::v1::Pod {
-            metadata: template.metadata.unwrap_or_default(),
-            spec: template.spec,
-            status: None,
-        }));
-        let text = super::printers::describe::describe(&pod, &Default::default(), ctx.api.now());
-        ctx.api.print(&text);
+        // The template as the describer writes it, then an empty line (history.go's printTemplate).
+        ctx.api.print(&super::printers::describe::pod_template_unaligned(&template));
+        ctx.println("");
         return Ok(());
     }
     let mut out = format!("deployment.apps/{name} \nREVISION  CHANGE-CAUSE\n");

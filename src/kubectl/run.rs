@@ -15,6 +15,10 @@ use super::{transport_line, Context, Failure};
 const PATH: &str = "kubectl run";
 
 pub async fn run(ctx: &Context) -> Result<(), Failure> {
+    // cobra checks the flags marked required before the command runs.
+    if ctx.args.get(&["image"]).is_none() {
+        return Err(common::required_flag("image"));
+    }
     let operands = ctx.args.operands(1).to_vec();
     let Some(name) = operands.first().cloned().filter(|_| ctx.args.dash != Some(1)) else {
         return Err(common::usage(PATH, "NAME is required for run"));

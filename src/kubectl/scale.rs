@@ -15,6 +15,10 @@ pub async fn scale(ctx: &Context) -> Result<(), Failure> {
     const PATH: &str = "kubectl scale";
     let replicas = super::create::int_flag(ctx, &["replicas"], "--replicas", PATH)?.unwrap_or(-1);
     let current = super::create::int_flag(ctx, &["current-replicas"], "--current-replicas", PATH)?.unwrap_or(-1);
+    // cobra checks the flags marked required before the command runs.
+    if ctx.args.get(&["replicas"]).is_none() {
+        return Err(common::required_flag("replicas"));
+    }
     let dry = common::dry_run(ctx)?;
     common::check_output(ctx)?;
     if replicas < 0 {

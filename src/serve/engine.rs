@@ -35,9 +35,9 @@ pub enum Command {
     /// An HTTP request that names no built-in resource, to be routed against the custom resources the
     /// apiserver serves now.
     Route { http: OwnedHttp, reply: tokio::sync::oneshot::Sender<Result<Routed, HttpAnswer>> },
-    /// A control-prompt line (`stop kube-scheduler`, `wait 30s`, a node-shell line when `node` is set);
-    /// its output goes to `reply`.
-    Control { node: Option<String>, line: String, reply: std::sync::mpsc::Sender<String> },
+    /// A control-prompt line (`stop kube-scheduler`, `wait 30s`, a node-shell line when `node` is set),
+    /// with the here-document it was given as its standard input; its output goes to `reply`.
+    Control { node: Option<String>, line: String, stdin: Option<String>, reply: std::sync::mpsc::Sender<String> },
 }
 
 /// An HTTP request's method, path, query, content type and body, owned to cross to the engine's thread.
@@ -79,6 +79,8 @@ pub fn run(
     let mut open: BTreeMap<u64, Open> = BTreeMap::new();
     // Simulated time the wall clock is mapped from; `wait` while paused moves it on.
     let mut sim_start = cluster.now().ms();
+    // The last control-prompt command's exit status, for `echo $?`.
+    let mut status = 0;
     // Wall time counts from here, once the cluster is built.
     let wall_start = wall_ms();
     loop {
@@ -109,9 +111,9 @@ pub fn run(
                 };
                 let _ = reply.send(routed);
             }
-            Ok(Command::Control { node, line, reply }) => {
+            Ok(Command::Control { node, line, stdin, reply }) => {
                 let before = cluster.now().ms();
-                let out = control(&mut cluster, node.as_deref(), &line);
+                let out = control(&mut cluster, node.as_deref(), &line, stdin, &mut status);
                 if !pace.paused {
                     // Commands that run the cluster ahead (a stop that waits for the kubelet) move the mapping.
                     sim_start += cluster.now().ms().saturating_sub(before);
@@ -163,29 +165,40 @@ fn forward(cluster: &mut Cluster, open: &mut BTreeMap<u64, Open>) {
     }
 }
 
-/// Runs one control-prompt line and returns what it prints.
-fn control(cluster: &mut Cluster, node: Option<&str>, line: &str) -> String {
+/// Runs one control-prompt line (with its here-document, if any) and returns what it prints; `status` is
+/// the last command's exit status (`echo $?`).
+fn control(cluster: &mut Cluster, node: Option<&str>, line: &str, stdin: Option<String>, status: &mut i32) -> String {
+    const LIMIT_MS: u64 = crate::scenario::runner::COMMAND_LIMIT_MS;
+    let ran = |result: crate::cluster::CommandResult, status: &mut i32| {
+        // A command still running at the limit is cut short as `timeout` would (124).
+        *status = result.exit.unwrap_or(124);
+        result.output
+    };
     if let Some(node) = node {
-        return cluster.shell(node, line, crate::scenario::runner::COMMAND_LIMIT_MS).output;
+        return ran(cluster.shell(node, line, LIMIT_MS), status);
     }
     let (verb, rest) = line.trim().split_once(' ').unwrap_or((line.trim(), ""));
     let rest = rest.trim();
     let result = match verb {
-        "" => Ok(()),
-        "stop" => cluster.stop(rest),
-        "start" => cluster.start(rest),
-        "crash" => cluster.crash(rest),
-        "poweroff" => cluster.power_off(rest),
-        "poweron" => cluster.power_on(rest),
-        "wait" => parse_duration_ms(rest).map(|ms| cluster.advance_ms(ms)),
-        "time" => return format!("{}\n", go_duration(cluster.now().ms())),
-        "echo" => return format!("{rest}\n"),
+        "" => Ok(String::new()),
+        "stop" => cluster.stop(rest).map(|()| String::new()),
+        "start" => cluster.start(rest).map(|()| String::new()),
+        "crash" => cluster.crash(rest).map(|()| String::new()),
+        "poweroff" => cluster.power_off(rest).map(|()| String::new()),
+        "poweron" => cluster.power_on(rest).map(|()| String::new()),
+        "wait" => parse_duration_ms(rest).map(|ms| {
+            cluster.advance_ms(ms);
+            String::new()
+        }),
+        "time" => Ok(format!("{}\n", go_duration(cluster.now().ms()))),
+        "echo" if rest == "$?" => Ok(format!("{status}\n")),
+        "echo" => Ok(format!("{rest}\n")),
         // The simulated kubectl inside the served cluster, beside the real one outside it.
-        "kubectl" => return cluster.kubectl(rest, None, crate::scenario::runner::COMMAND_LIMIT_MS).output,
+        "kubectl" => return ran(cluster.kubectl(rest, stdin, LIMIT_MS), status),
         "ssh" => {
             let node = rest.trim_start_matches("root@");
             if cluster.config().all_nodes().any(|n| n.name == node) {
-                Ok(())
+                Ok(String::new())
             } else {
                 Err(format!("ssh: Could not resolve hostname {node}: Name or service not known"))
             }
@@ -194,8 +207,6 @@ fn control(cluster: &mut Cluster, node: Option<&str>, line: &str) -> String {
             "unknown command {other:?} (stop|start|crash NAME, poweroff|poweron NODE, wait DURATION, time, kubectl ARGS, ssh NODE)"
         )),
     };
-    match result {
-        Ok(()) => String::new(),
-        Err(e) => format!("error: {e}\n"),
-    }
+    *status = i32::from(result.is_err());
+    result.unwrap_or_else(|e| format!("error: {e}\n"))
 }

@@ -195,6 +195,15 @@ pub fn run(options: Options, wall_ms: engine::WallClock) -> Result<(), String> {
     Ok(())
 }
 
+/// A line ending in a here-document operator (`<<EOF`, `<< 'EOF'`, `<<"EOF"`): the command before it and
+/// the delimiter.
+fn here_document(line: &str) -> Option<(String, String)> {
+    let (command, word) = line.rsplit_once("<<")?;
+    let delimiter = word.trim().trim_matches(['\'', '"']);
+    let plain = !delimiter.is_empty() && delimiter.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    (plain && !command.trim().is_empty()).then(|| (command.trim_end().to_string(), delimiter.to_string()))
+}
+
 /// The control prompt: faults and time for the cluster being served, and `ssh NODE` into a node's shell.
 fn prompt(commands: mpsc::Sender<Command>) {
     let stdin = std::io::stdin();
@@ -212,7 +221,29 @@ fn prompt(commands: mpsc::Sender<Command>) {
         if stdin.lock().read_line(&mut line).unwrap_or(0) == 0 {
             return;
         }
-        let line = line.trim().to_string();
+        let mut line = line.trim().to_string();
+        // `kubectl apply -f - <<EOF`: the lines up to the delimiter are the command's standard input, as
+        // bash reads a here-document (`> ` before each).
+        let stdin = match (&on, here_document(&line)) {
+            (None, Some((command, delimiter))) => {
+                let mut text = String::new();
+                loop {
+                    print!("> ");
+                    let _ = std::io::stdout().flush();
+                    let mut next = String::new();
+                    if stdin.lock().read_line(&mut next).unwrap_or(0) == 0
+                        || next.trim_end_matches(['\r', '\n']) == delimiter
+                    {
+                        break;
+                    }
+                    text.push_str(next.trim_end_matches(['\r', '\n']));
+                    text.push('\n');
+                }
+                line = command;
+                Some(text)
+            }
+            _ => None,
+        };
         if let (Some(node), "exit" | "logout") = (&on, line.split_once(' ').map_or(line.as_str(), |(v, _)| v)) {
             println!("logout\nConnection to {node} closed.");
             on = None;
@@ -221,7 +252,7 @@ fn prompt(commands: mpsc::Sender<Command>) {
         let ssh = on.is_none() && line.split_whitespace().next() == Some("ssh");
         let node = line["ssh".len().min(line.len())..].trim().trim_start_matches("root@").to_string();
         let (reply, answer) = mpsc::channel();
-        if commands.send(Command::Control { node: on.clone(), line, reply }).is_err() {
+        if commands.send(Command::Control { node: on.clone(), line, stdin, reply }).is_err() {
             return;
         }
         match answer.recv() {
@@ -230,5 +261,22 @@ fn prompt(commands: mpsc::Sender<Command>) {
             Ok(out) => print!("{out}"),
             Err(_) => return,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::here_document;
+
+    #[test]
+    fn a_here_document_operator_ends_the_command_and_names_its_delimiter() {
+        let split = |line: &str| here_document(line);
+        assert_eq!(split("kubectl apply -f - <<EOF"), Some(("kubectl apply -f -".into(), "EOF".into())));
+        assert_eq!(split("kubectl create -f - << 'END_1'"), Some(("kubectl create -f -".into(), "END_1".into())));
+        assert_eq!(split("kubectl apply -f - <<\"EOF\""), Some(("kubectl apply -f -".into(), "EOF".into())));
+        assert_eq!(split("kubectl get pods"), None);
+        assert_eq!(split("<<EOF"), None);
+        assert_eq!(split("kubectl apply -f - <<"), None);
+        assert_eq!(split("kubectl get pods -o jsonpath='{.a<<b}'"), None);
     }
 }

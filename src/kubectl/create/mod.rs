@@ -215,11 +215,12 @@ fn no_files(ctx: &Context) -> Result<(), Failure> {
     Ok(())
 }
 
-/// `--cert`/`--key`-style file flags fail as a missing file does (there are no files on kubectl's machine).
+/// `--cert`/`--key` fail as a missing file does (there are no files on kubectl's machine), worded as
+/// create_secret_tls.go's readFile words it.
 fn no_files_for(ctx: &Context, flags: &[&str]) -> Result<(), Failure> {
     for flag in flags {
         if let Some(path) = ctx.args.get(&[flag]).filter(|p| !p.is_empty()) {
-            return Err(common::error(format!("open {path}: no such file or directory")));
+            return Err(common::error(format!("Cannot read file {path}, open {path}: no such file or directory")));
         }
     }
     Ok(())

@@ -27,6 +27,8 @@ use crate::sim::SimTime;
 mod batch;
 mod daemon_set;
 mod endpoints;
+mod ingress;
+mod quota;
 mod rbac;
 
 /// What `kubectl describe` looks up besides the object. Fill what the described kind uses; the rest
@@ -48,6 +50,8 @@ pub struct Related {
     pub resource_quotas: Vec<Arc<Object>>,
     /// Namespace: the limit ranges in it.
     pub limit_ranges: Vec<Arc<Object>>,
+    /// Ingress: each backend service by name, or the error reading it.
+    pub backends: BTreeMap<String, Result<Arc<Object>, String>>,
 }
 
 /// The text `kubectl describe` prints for `obj`.
@@ -77,13 +81,13 @@ pub fn describe(obj: &Object, related: &Related, now: SimTime) -> String {
         Object::ClusterRole(r) => rbac::describe_role(&mut w, &r.metadata, r.rules.as_ref()),
         Object::RoleBinding(b) => rbac::describe_binding(&mut w, &b.metadata, &b.role_ref, b.subjects.as_ref()),
         Object::ClusterRoleBinding(b) => rbac::describe_binding(&mut w, &b.metadata, &b.role_ref, b.subjects.as_ref()),
+        Object::ResourceQuota(q) => quota::describe_quota(&mut w, q),
+        Object::Ingress(i) => ingress::describe_ingress(&mut w, i, related, now),
         Object::LimitRange(_)
-        | Object::ResourceQuota(_)
         | Object::PersistentVolume(_)
         | Object::PersistentVolumeClaim(_)
         | Object::HorizontalPodAutoscaler(_)
         | Object::StatefulSet(_)
-        | Object::Ingress(_)
         | Object::IngressClass(_)
         | Object::NetworkPolicy(_)
         | Object::PodDisruptionBudget(_)
@@ -1246,6 +1250,14 @@ pub(crate) fn pod_requests_and_limits(pod: &core::Pod) -> (BTreeMap<String, Quan
     (requests, limits)
 }
 
+/// `DescribePodTemplate` written straight through a prefix writer, its tabs not aligned: what `kubectl
+/// rollout history --revision=N` prints for a revision's template.
+pub fn pod_template_unaligned(template: &core::PodTemplateSpec) -> String {
+    let mut w = Writer { buf: String::new(), out: String::new() };
+    pod_template_block(&mut w, Some(template));
+    w.buf
+}
+
 /// `DescribePodTemplate`.
 fn pod_template_block(w: &mut Writer, template: Option<&core::PodTemplateSpec>) {
     w.write(0, "Pod Template:\n");
@@ -1442,7 +1454,7 @@ fn pods_status_line(w: &mut Writer, related: &Related, owner: &ObjectMeta) {
 }
 
 /// `formatEndpointSlices` for one service port: ready endpoints, three at most.
-fn slice_endpoints(slices: &[&discovery::EndpointSlice], port_name: &str) -> String {
+pub(super) fn slice_endpoints(slices: &[&discovery::EndpointSlice], port_name: &str) -> String {
     if slices.is_empty() {
         return "<none>".to_string();
     }
