@@ -8,6 +8,7 @@
 use serde_json::Value;
 
 use crate::apiserver::printers::util::{go_float_g, go_quote};
+use crate::apiserver::validation::field::json_string;
 
 /// A parsed template.
 #[derive(Debug, Clone)]
@@ -799,7 +800,7 @@ fn write_json(out: &mut String, v: &Value, indent: Option<&str>, depth: usize) {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Number(n) => out.push_str(&json_number(n)),
-        Value::String(s) => write_json_string(out, s),
+        Value::String(s) => out.push_str(&json_string(s)),
         Value::Array(items) => {
             if items.is_empty() {
                 out.push_str("[]");
@@ -827,7 +828,7 @@ fn write_json(out: &mut String, v: &Value, indent: Option<&str>, depth: usize) {
                     out.push(',');
                 }
                 newline(out, depth + 1);
-                write_json_string(out, k);
+                out.push_str(&json_string(k));
                 out.push(':');
                 if indent.is_some() {
                     out.push(' ');
@@ -859,29 +860,6 @@ fn json_number(n: &serde_json::Number) -> String {
         return format!("{mant}e{sign}{digits}");
     }
     format!("{f}")
-}
-
-fn write_json_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 #[cfg(test)]
