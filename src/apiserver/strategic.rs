@@ -15,6 +15,136 @@ pub fn apply(target: &mut Value, patch: &Value, root: Option<&str>) {
     merge(&table, target, patch, root);
 }
 
+/// The strategic merge patch that turns `original` into `modified` (`CreateTwoWayMergePatch`, as kubectl's
+/// `set` commands compute theirs): changed fields set, removed fields null; lists with the `merge` strategy
+/// patched element by element (`$patch: delete` for a removed element, `$deleteFromPrimitiveList/` for a
+/// removed scalar, `$setElementOrder/` with the new order), other lists replaced whole. `{}` when nothing
+/// changed.
+pub fn two_way(original: &Value, modified: &Value, root: Option<&str>) -> Value {
+    let table = Table::load();
+    match (original, modified) {
+        (Value::Object(o), Value::Object(m)) => Value::Object(diff_map(&table, o, m, root)),
+        _ => modified.clone(),
+    }
+}
+
+type Map = serde_json::Map<String, Value>;
+
+fn diff_map(table: &Table<'static>, original: &Map, modified: &Map, ty: Option<&str>) -> Map {
+    let mut out = Map::new();
+    let fields = ty.map(|t| table.fields(t)).unwrap_or_default();
+    for (k, m) in modified {
+        let Some(o) = original.get(k) else {
+            out.insert(k.clone(), m.clone());
+            continue;
+        };
+        if o == m {
+            continue;
+        }
+        let field_type = fields.iter().find(|f| f.name == k).map(|f| f.table_type());
+        match (o, m, field_type) {
+            (Value::Array(o), Value::Array(m), Some(list)) if list.starts_with("[]") => {
+                let element = &list[2..];
+                match ty.and_then(|t| table.patch_strategy(t, k)) {
+                    Some((strategy, key)) if strategy.split(',').any(|s| s == "merge") => {
+                        let element = table.has_type(element).then_some(element);
+                        diff_list(table, &mut out, k, o, m, key, element);
+                    }
+                    _ => {
+                        out.insert(k.clone(), Value::Array(m.clone()));
+                    }
+                }
+            }
+            (Value::Object(o), Value::Object(m), field_type) => {
+                let inner = field_type.filter(|t| table.has_type(t));
+                let d = diff_map(table, o, m, inner);
+                if !d.is_empty() {
+                    out.insert(k.clone(), Value::Object(d));
+                }
+            }
+            _ => {
+                out.insert(k.clone(), m.clone());
+            }
+        }
+    }
+    for k in original.keys() {
+        if !modified.contains_key(k) {
+            out.insert(k.clone(), Value::Null);
+        }
+    }
+    out
+}
+
+/// The patch of a list with the `merge` strategy, written into `out` under `field` and its directives.
+fn diff_list(
+    table: &Table<'static>,
+    out: &mut Map,
+    field: &str,
+    original: &[Value],
+    modified: &[Value],
+    key: Option<&str>,
+    element: Option<&str>,
+) {
+    let order: Vec<Value>;
+    match key {
+        Some(key) => {
+            let mut items = Vec::new();
+            for m in modified {
+                let id = m.get(key);
+                match original.iter().find(|o| id.is_some() && o.get(key) == id) {
+                    None => items.push(m.clone()),
+                    Some(o) if o == m => {}
+                    Some(o) => {
+                        let (Value::Object(om), Value::Object(mm)) = (o, m) else {
+                            items.push(m.clone());
+                            continue;
+                        };
+                        let mut d = diff_map(table, om, mm, element);
+                        d.insert(key.to_string(), id.cloned().unwrap_or(Value::Null));
+                        items.push(Value::Object(d));
+                    }
+                }
+            }
+            for o in original {
+                let id = o.get(key);
+                if !modified.iter().any(|m| m.get(key) == id) {
+                    let mut gone = Map::new();
+                    gone.insert("$patch".into(), "delete".into());
+                    gone.insert(key.to_string(), id.cloned().unwrap_or(Value::Null));
+                    items.push(Value::Object(gone));
+                }
+            }
+            if items.is_empty() {
+                return;
+            }
+            order = modified
+                .iter()
+                .map(|m| {
+                    let mut entry = Map::new();
+                    entry.insert(key.to_string(), m.get(key).cloned().unwrap_or(Value::Null));
+                    Value::Object(entry)
+                })
+                .collect();
+            out.insert(field.to_string(), Value::Array(items));
+        }
+        None => {
+            let added: Vec<Value> = modified.iter().filter(|m| !original.contains(m)).cloned().collect();
+            let removed: Vec<Value> = original.iter().filter(|o| !modified.contains(o)).cloned().collect();
+            if added.is_empty() && removed.is_empty() {
+                return;
+            }
+            if !added.is_empty() {
+                out.insert(field.to_string(), Value::Array(added));
+            }
+            if !removed.is_empty() {
+                out.insert(format!("$deleteFromPrimitiveList/{field}"), Value::Array(removed));
+            }
+            order = modified.to_vec();
+        }
+    }
+    out.insert(format!("$setElementOrder/{field}"), Value::Array(order));
+}
+
 /// The root type of an object of `api_version` and `kind`.
 pub fn root_type(api_version: &str, kind: &str) -> Option<&'static str> {
     Table::load().root(api_version, kind)
@@ -187,6 +317,27 @@ mod tests {
         apply(&mut p, &patch, root_type("v1", "Pod"));
         assert_eq!(p["spec"]["containers"], json!([]));
         assert!(p["metadata"].get("finalizers").is_none());
+    }
+
+    #[test]
+    fn a_two_way_patch_applied_to_the_original_gives_the_modified_object() {
+        let original = pod();
+        let mut modified = pod();
+        modified["metadata"]["finalizers"] = json!(["b"]);
+        modified["metadata"]["labels"] = json!({"app": "web"});
+        modified["spec"]["containers"][0]["env"] = json!([{"name": "A", "value": "1"}]);
+        modified["spec"]["containers"][0]["ports"] = json!([]);
+        modified["spec"]["containers"].as_array_mut().unwrap().push(json!({"name": "d", "image": "busybox"}));
+        modified["spec"]["tolerations"] = json!([{"key": "z", "operator": "Exists"}]);
+        let root = root_type("v1", "Pod");
+        let patch = two_way(&original, &modified, root);
+        assert_eq!(patch["spec"]["$setElementOrder/containers"], json!([{"name": "c"}, {"name": "d"}]));
+        assert_eq!(patch["metadata"]["$deleteFromPrimitiveList/finalizers"], json!(["a"]));
+        assert_eq!(patch["spec"]["containers"][0]["ports"][0], json!({"$patch": "delete", "containerPort": 80}));
+        let mut patched = original.clone();
+        apply(&mut patched, &patch, root);
+        assert_eq!(patched, modified);
+        assert_eq!(two_way(&original, &original, root), json!({}));
     }
 
     #[test]

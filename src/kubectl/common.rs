@@ -204,6 +204,22 @@ pub struct Targets {
     pub single: bool,
 }
 
+/// Splits the words after the verb into resources and `k=v` / `k-` pairs (`GetResourcesAndPairs`); `what`
+/// names the pairs in the error for a resource after them (`label`, `image`).
+pub fn resources_and_pairs(words: &[String], what: &str) -> Result<(Vec<String>, Vec<String>), Failure> {
+    let mut resources = Vec::new();
+    let mut pairs = Vec::new();
+    for w in words {
+        let is_pair = (w.contains('=') && !w.starts_with('=')) || (w.ends_with('-') && w != "-");
+        match (pairs.is_empty(), is_pair) {
+            (_, true) => pairs.push(w.clone()),
+            (true, false) => resources.push(w.clone()),
+            (false, false) => return Err(error(format!("all resources must be specified before {what} changes: {w}"))),
+        }
+    }
+    Ok((resources, pairs))
+}
+
 /// Resolves `words` into objects; `missing` is the message when no resource is named at all.
 pub async fn targets(ctx: &Context, words: &[String], missing: &str) -> Result<Targets, Failure> {
     use crate::api::{ApiResponse, Verb};

@@ -54,26 +54,6 @@ pub async fn annotate(ctx: &Context) -> Result<(), Failure> {
     edit(ctx, Field::Annotations).await
 }
 
-/// Splits the words after the verb into resources and `k=v` / `k-` pairs (`GetResourcesAndPairs`).
-fn resources_and_pairs(words: &[String], field: Field) -> Result<(Vec<String>, Vec<String>), Failure> {
-    let mut resources = Vec::new();
-    let mut pairs = Vec::new();
-    for w in words {
-        let is_pair = (w.contains('=') && !w.starts_with('=')) || (w.ends_with('-') && w != "-");
-        match (pairs.is_empty(), is_pair) {
-            (_, true) => pairs.push(w.clone()),
-            (true, false) => resources.push(w.clone()),
-            (false, false) => {
-                return Err(common::error(format!(
-                    "all resources must be specified before {} changes: {w}",
-                    field.singular()
-                )))
-            }
-        }
-    }
-    Ok((resources, pairs))
-}
-
 /// `label`'s own parser: `k=v` (exactly one `=`, a valid label value) or `k-`.
 fn parse_label_pairs(pairs: &[String]) -> Result<(BTreeMap<String, String>, Vec<String>), Failure> {
     let mut new = BTreeMap::new();
@@ -132,7 +112,7 @@ fn parse_annotation_pairs(pairs: &[String]) -> Result<(BTreeMap<String, String>,
 
 async fn edit(ctx: &Context, field: Field) -> Result<(), Failure> {
     let dry = common::dry_run(ctx)?;
-    let (resources, pairs) = resources_and_pairs(ctx.args.operands(1), field)?;
+    let (resources, pairs) = common::resources_and_pairs(ctx.args.operands(1), field.singular())?;
     let (new, remove) = match field {
         Field::Labels => parse_label_pairs(&pairs)?,
         Field::Annotations => parse_annotation_pairs(&pairs)?,
@@ -267,10 +247,10 @@ mod tests {
     #[test]
     fn pairs_must_follow_the_resources() {
         let words: Vec<String> = ["pod", "x", "a=b", "c-"].iter().map(|s| s.to_string()).collect();
-        let (r, p) = resources_and_pairs(&words, Field::Labels).unwrap_or_default();
+        let (r, p) = common::resources_and_pairs(&words, "label").unwrap_or_default();
         assert_eq!((r, p), (vec!["pod".to_string(), "x".into()], vec!["a=b".to_string(), "c-".into()]));
         let bad: Vec<String> = ["pod", "a=b", "x"].iter().map(|s| s.to_string()).collect();
-        assert!(resources_and_pairs(&bad, Field::Labels).is_err());
+        assert!(common::resources_and_pairs(&bad, "label").is_err());
     }
 
     #[test]

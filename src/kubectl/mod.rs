@@ -62,6 +62,7 @@ pub struct Invocation {
 }
 
 /// A failure already rendered as kubectl prints it.
+#[derive(Debug)]
 pub struct Failure(pub String);
 
 impl From<ClientError> for Failure {

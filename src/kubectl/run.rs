@@ -161,8 +161,11 @@ fn parse_labels(text: &str) -> Result<Value, Failure> {
     Ok(Value::Object(labels))
 }
 
+/// What `validation.IsEnvVarName` says of a name it refuses (its message and `RegexError`'s examples).
+pub(super) const ENV_VAR_NAME_MESSAGE: &str = "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')";
+
 /// `validation.IsEnvVarName`: letters, digits, `_`, `-` and `.`, not starting with a digit.
-fn is_env_var_name(name: &str) -> bool {
+pub(super) fn is_env_var_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c.is_ascii_alphabetic() || "-._".contains(c))
         && chars.all(|c| c.is_ascii_alphanumeric() || "-._".contains(c))

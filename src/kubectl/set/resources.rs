@@ -1,0 +1,94 @@
+//! `kubectl set resources … [-c GLOB] --limits=cpu=200m,memory=512Mi --requests=…` sets the containers'
+//! resource limits and requests and sends a strategic merge patch of what changed (`resource requirements
+//! updated`); an object where nothing changes is skipped without a line. Counterpart: kubectl's
+//! `pkg/cmd/set/set_resources.go`.
+
+use serde_json::{json, Value};
+
+use super::super::common::{self, DryRun, ErrLine};
+use super::super::{Context, Failure};
+use super::{nest, patch_pod_spec, pod_spec_of};
+
+/// `--limits`/`--requests`: `cpu=200m,memory=512Mi` as kubectl v1.34's populateResourceListV1 reads it, each value a
+/// quantity in its canonical spelling.
+fn resource_list(spec: Option<&str>) -> Result<serde_json::Map<String, Value>, Failure> {
+    let mut out = serde_json::Map::new();
+    for statement in spec.filter(|s| !s.is_empty()).into_iter().flat_map(|s| s.split(',')) {
+        let parts: Vec<&str> = statement.split('=').collect();
+        let [name, value] = parts[..] else {
+            return Err(common::error(format!("Invalid argument syntax {statement}, expected <resource>=<value>")));
+        };
+        let quantity = crate::api::quantity::parse_quantity(value).map_err(common::error)?;
+        out.insert(name.to_string(), json!(quantity.to_string()));
+    }
+    Ok(out)
+}
+
+pub async fn resources(ctx: &Context) -> Result<(), Failure> {
+    let dry = common::dry_run(ctx)?;
+    common::check_output(ctx)?;
+    if ctx.args.has(&["all"]) && ctx.args.get(&["l", "selector"]).is_some_and(|s| !s.is_empty()) {
+        return Err(common::error("cannot set --all and --selector at the same time"));
+    }
+    let (limits, requests) = (ctx.args.get(&["limits"]), ctx.args.get(&["requests"]));
+    if limits.is_none_or(str::is_empty) && requests.is_none_or(str::is_empty) {
+        return Err(common::error(
+            "you must specify an update to requests or limits (in the form of --requests/--limits)",
+        ));
+    }
+    let (limits, requests) = (resource_list(limits)?, resource_list(requests)?);
+    let selector = ctx.args.get(&["c", "containers"]).unwrap_or("*");
+    let targets = common::targets(ctx, ctx.args.operands(2), common::NO_RESOURCES).await?;
+    if let Some(ErrLine::Api(line)) = targets.errors.first() {
+        return Err(Failure(line.clone()));
+    }
+    let mut errors = Vec::new();
+    for obj in &targets.objects {
+        let Some(pointer) = pod_spec_of(obj, &mut errors) else { continue };
+        let mut json = obj.to_json();
+        let Some(spec) = json.pointer_mut(pointer) else { continue };
+        let mut matched = false;
+        let mut inner = serde_json::Map::new();
+        for list in ["containers", "initContainers"] {
+            for c in spec[list].as_array_mut().into_iter().flatten() {
+                if !super::select_string(c["name"].as_str().unwrap_or_default(), selector) {
+                    continue;
+                }
+                matched = true;
+                let mut changed = serde_json::Map::new();
+                for (field, wanted) in [("limits", &limits), ("requests", &requests)] {
+                    let mut delta = serde_json::Map::new();
+                    for (resource, value) in wanted {
+                        if c["resources"][field][resource] != *value {
+                            c["resources"][field][resource] = value.clone();
+                            delta.insert(resource.clone(), value.clone());
+                        }
+                    }
+                    if !delta.is_empty() {
+                        changed.insert(field.to_string(), Value::Object(delta));
+                    }
+                }
+                if !changed.is_empty() {
+                    let entry = inner.entry(list).or_insert_with(|| json!([]));
+                    if let Some(a) = entry.as_array_mut() {
+                        a.push(json!({ "name": c["name"].clone(), "resources": changed }));
+                    }
+                }
+            }
+        }
+        if !matched {
+            errors.push(ErrLine::Plain(format!("error: unable to find container named {selector}")));
+        }
+        if inner.is_empty() {
+            continue;
+        }
+        if dry == DryRun::Client {
+            common::print_object(ctx, &json, "resource requirements updated", dry)?;
+            continue;
+        }
+        let patch = nest(pointer, Value::Object(inner));
+        let failed = |s: &crate::api::Status| format!("failed to patch resources update to pod template {}", s.message);
+        patch_pod_spec(ctx, obj, patch, dry, "resource requirements updated", failed, &mut errors).await?;
+    }
+    common::finish(errors)
+}
