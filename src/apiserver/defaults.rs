@@ -99,7 +99,16 @@ pub fn apply_defaults(obj: &mut Object) {
         Object::CronJob(cj) => default_cron_job(cj),
         Object::Service(s) => default_service(s),
         Object::Namespace(ns) => default_namespace(ns),
-        Object::Secret(s) => set_str(&mut s.type_, "Opaque"),
+        Object::Secret(s) => {
+            set_str(&mut s.type_, "Opaque");
+            // The v1 → internal conversion writes `stringData` over `data`; it is never stored.
+            if let Some(strings) = s.string_data.take() {
+                let data = s.data.get_or_insert_with(Default::default);
+                for (k, v) in strings {
+                    data.insert(k, k8s_openapi::ByteString(v.into_bytes()));
+                }
+            }
+        }
         Object::ValidatingAdmissionPolicy(p) => {
             if let Some(spec) = p.spec.as_mut() {
                 set_str(&mut spec.failure_policy, "Fail");
@@ -1055,6 +1064,11 @@ mod tests {
     fn secrets_claims_and_volumes_get_their_types_and_modes() {
         let secret = defaulted("apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n");
         assert_eq!(secret["type"], "Opaque");
+        let written = defaulted(
+            "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {a: YQ==, b: Yg==}\nstringData: {b: x}\n",
+        );
+        assert_eq!(written["data"], json!({"a": "YQ==", "b": "eA=="}));
+        assert!(written.get("stringData").is_none());
         let pvc = defaulted(
             "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: c}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n",
         );

@@ -168,6 +168,10 @@ pub struct ApiServer {
     names: Rng,
     /// Objects' UIDs.
     uids: Rng,
+    /// The generated names and UIDs of dry-run creates (`kubectl diff`, `--dry-run=server`): nothing is
+    /// kept, so they leave the names and UIDs of what is written as they would be without them.
+    dry_run_names: Rng,
+    dry_run_uids: Rng,
     /// ClusterIPs, IPAddresses and NodePorts.
     allocations: Rng,
     etcd: etcd_client::EtcdClient,
@@ -247,6 +251,8 @@ impl ApiServer {
             etcd: etcd_client::EtcdClient::new(etcd, rng.fork("etcd-client")),
             names: rng.fork("generated-names"),
             uids: rng.fork("uids"),
+            dry_run_names: rng.fork("dry-run-names"),
+            dry_run_uids: rng.fork("dry-run-uids"),
             allocations: rng.fork("allocations"),
             authn,
             cache: WatchCache::default(),
@@ -1152,9 +1158,19 @@ impl ApiServer {
     /// One try at a write, given the best knowledge of the current object.
     fn attempt_write(&mut self, ctx: &mut Ctx, mut op: WriteOp, current: Option<Arc<Object>>) {
         op.attempts += 1;
+        // A dry-run update answers with the version it was made from (etcd never stamps a new one).
+        let read_version = current.as_ref().and_then(|c| c.meta().resource_version.clone());
         match self.plan(ctx.now, &mut op, current) {
             Ok((_, written, _)) if op.req.params.dry_run => {
                 // dryRun=All: every step but the write to etcd (a create still needs a free name).
+                let written = written.map(|w| match (&read_version, op.req.verb) {
+                    (Some(version), verb) if verb != Verb::Create && w.meta().resource_version.is_none() => {
+                        let mut stamped = (*w).clone();
+                        stamped.meta_mut().resource_version = Some(version.clone());
+                        Arc::new(stamped)
+                    }
+                    _ => w,
+                });
                 let response = match written {
                     Some(w)
                         if op.req.verb == Verb::Create
@@ -1298,7 +1314,8 @@ impl ApiServer {
                     }
                     _ => return Err(Status::bad_request("the request has no body")),
                 };
-                if req.verb == Verb::Update {
+                // A resourceVersion in the body (a PUT's, or one a patch sets) is a precondition.
+                if matches!(req.verb, Verb::Update | Verb::Patch) {
                     let wanted = new.resource_version();
                     if wanted != 0 && wanted != current.resource_version() {
                         return Err(Status::stale_object(&qualified, &name));
@@ -1504,7 +1521,8 @@ impl ApiServer {
         defaults::apply_defaults(&mut obj);
         if obj.name().is_empty() {
             if let Some(base) = obj.meta().generate_name.clone().filter(|g| !g.is_empty()) {
-                obj.meta_mut().name = Some(registry::generate_name(&base, &mut self.names));
+                let names = if req.params.dry_run { &mut self.dry_run_names } else { &mut self.names };
+                obj.meta_mut().name = Some(registry::generate_name(&base, names));
             }
         }
         let name = obj.name().to_string();
@@ -1531,7 +1549,8 @@ impl ApiServer {
         };
         admission::mutate(&adm, &mut obj, &self.cache)?;
         // BeforeCreate: the strategy's PrepareForCreate and the system fields, then the allocators, then validation.
-        registry::prepare_create(&mut obj, now, &mut self.uids);
+        let uids = if req.params.dry_run { &mut self.dry_run_uids } else { &mut self.uids };
+        registry::prepare_create(&mut obj, now, uids);
         if let Object::CertificateSigningRequest(csr) = &mut obj {
             certificates::prepare_for_create(csr, user);
         }

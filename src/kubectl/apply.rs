@@ -14,6 +14,15 @@ pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration
 
 /// The manifests named by `-f` (only `-` is available in the simulation: the editor or a scenario step).
 pub(super) fn documents(ctx: &Context, verb: &str) -> Result<(Vec<Document>, String), Failure> {
+    let (docs, source) = any_documents(ctx)?;
+    if docs.is_empty() {
+        return Err(Failure(format!("error: no objects passed to {verb}")));
+    }
+    Ok((docs, source))
+}
+
+/// The manifests named by `-f`, perhaps none.
+pub(super) fn any_documents(ctx: &Context) -> Result<(Vec<Document>, String), Failure> {
     let file =
         ctx.args.get(&["f", "filename"]).ok_or_else(|| Failure("error: must specify one of -f and -k".into()))?;
     let (source, text) = match (file, &ctx.stdin) {
@@ -22,9 +31,6 @@ pub(super) fn documents(ctx: &Context, verb: &str) -> Result<(Vec<Document>, Str
         (path, _) => return Err(Failure(format!("error: the path \"{path}\" does not exist"))),
     };
     let docs = parse_documents(&text, &source).map_err(|e| Failure(e.to_string()))?;
-    if docs.is_empty() {
-        return Err(Failure(format!("error: no objects passed to {verb}")));
-    }
     Ok((docs, source))
 }
 
@@ -185,7 +191,7 @@ fn info_string(info: &ResourceInfo, name: &str, ns: &str) -> String {
 
 /// The patch from the live object to the new configuration: fields the last applied configuration set
 /// and the new one dropped are deleted (null); everything in the new configuration is set.
-fn three_way_patch(live: &Object, new: &Value) -> Value {
+pub(super) fn three_way_patch(live: &Object, new: &Value) -> Value {
     let live_json = live.to_json();
     let previous: Value = live
         .meta()

@@ -102,6 +102,10 @@ impl Command {
 
     /// cobra's pointer to the help of this command, the second line of every flag error.
     fn see_help(&self) -> String {
+        if self.name == "diff" {
+            // diff's own flag error function makes it a usage error (`UsageErrorf`).
+            return "See 'kubectl diff -h' for help and examples".to_string();
+        }
         if self.name.is_empty() {
             "See 'kubectl --help' for usage.".to_string()
         } else {

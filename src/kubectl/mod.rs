@@ -21,6 +21,7 @@ pub mod exec;
 pub mod explain;
 #[rustfmt::skip]
 mod flag_table;
+mod diff;
 pub mod expose;
 pub mod flags;
 pub mod get;
@@ -101,6 +102,8 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
     };
     let args = match Args::parse(&words) {
         Ok(a) => a,
+        // diff's flag errors exit with 2: its 1 means "changes found".
+        Err(e) if words.first().is_some_and(|w| w == "diff") => return fail(&api, &e) + 1,
         Err(e) => return fail(&api, &e),
     };
     let mut api = api;
@@ -116,6 +119,9 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
     if verb == "exec" {
         // exec ends with the exit code of the command it ran.
         return exec::exec(&ctx).await;
+    }
+    if verb == "diff" {
+        return diff::diff(&ctx).await;
     }
     let watching = ctx.args.has(&["w", "watch", "watch-only"]);
     let result = match verb.as_str() {
