@@ -205,7 +205,7 @@ fn pod_security_enforce_restricted_refuses_a_plain_pod_with_every_reason() {
             r#"Error from server (Forbidden): error when creating "STDIN": pods "x" is forbidden: violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false (container "c" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container "c" must set securityContext.capabilities.drop=["ALL"]), runAsNonRoot != true (pod or container "c" must set securityContext.runAsNonRoot=true), seccompProfile (pod or container "c" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")"#
         )
     );
-    assert_eq!(apply(&mut c, &pod("y", "team", &[("c", RESTRICTED_OK)])), ok("pod/y created"));
+    assert_eq!(apply(&mut c, &pod("fine", "team", &[("c", RESTRICTED_OK)])), ok("pod/fine created"));
 }
 
 #[test]

@@ -295,19 +295,19 @@ fn get_sorts_by_a_field_and_says_when_no_object_has_it() {
     for (name, n) in [("b", "3"), ("a", "10"), ("c", "2")] {
         apply(
             &mut c,
-            &format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  labels: {{n: \"{n}\"}}\n"),
+            &format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  labels: {{num: \"{n}\"}}\n"),
         );
     }
     assert_eq!(
-        kubectl(&mut c, "get cm -l n -o name --sort-by=.metadata.name").0,
+        kubectl(&mut c, "get cm -l num -o name --sort-by=.metadata.name").0,
         "configmap/a\nconfigmap/b\nconfigmap/c\n"
     );
     assert_eq!(
-        kubectl(&mut c, "get cm -l n -o name --sort-by={.metadata.labels.n}").0,
+        kubectl(&mut c, "get cm -l num -o name --sort-by={.metadata.labels.num}").0,
         "configmap/c\nconfigmap/b\nconfigmap/a\n"
     );
     assert_eq!(
-        kubectl(&mut c, "get cm -l n --sort-by=.spec.nothing"),
+        kubectl(&mut c, "get cm -l num --sort-by=.spec.nothing"),
         ("error: couldn't find any field with path \"{.spec.nothing}\" in the list of objects\n".into(), Some(1))
     );
 }

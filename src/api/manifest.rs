@@ -34,13 +34,21 @@ impl std::fmt::Display for ManifestError {
 /// a `List` contributes its items.
 pub fn parse_documents(text: &str, source: &str) -> Result<Vec<Document>, ManifestError> {
     let starts = document_start_lines(text);
-    let mut docs = Vec::new();
-    for (index, de) in serde_yaml::Deserializer::from_str(text).enumerate() {
-        let line = starts.get(index).copied().unwrap_or(1);
+    let mut values = Vec::new();
+    for de in serde_yaml::Deserializer::from_str(text) {
         let value: Value = match serde::Deserialize::deserialize(de) {
             Ok(v) => v,
             Err(e) => return Err(yaml_error(&e, source)),
         };
+        values.push(value);
+    }
+    // The syntax is serde_yaml's to judge; the values are what kubectl's YAML 1.1 reading makes of it.
+    if let Some(go) = super::yaml_go::documents(text).filter(|go| go.len() == values.len()) {
+        values = go;
+    }
+    let mut docs = Vec::new();
+    for (index, value) in values.into_iter().enumerate() {
+        let line = starts.get(index).copied().unwrap_or(1);
         if value.is_null() {
             continue;
         }
@@ -67,7 +75,8 @@ pub fn parse_documents(text: &str, source: &str) -> Result<Vec<Document>, Manife
     Ok(docs)
 }
 
-fn json_type(v: &Value) -> &'static str {
+/// How Go's encoding/json names a JSON value's kind in its errors.
+pub fn json_type(v: &Value) -> &'static str {
     match v {
         Value::String(_) => "string",
         Value::Number(_) => "number",
@@ -160,8 +169,12 @@ pub fn decode_validated(value: &Value, mode: super::FieldValidation) -> Result<(
     let prefix = format!("{kind} in version {version:?} cannot be handled as a {kind}");
     // Decoding from an owned copy, not from `&Value`: a second deserializer would instantiate every kind's serde
     // code twice, about a sixth of the shipped wasm (see the README's design notes).
-    let object = Object::from_json_as(info.kind, value.clone())
-        .map_err(|e| Status::bad_request(format!("{prefix}: {}", go_json_error(&e, kind))))?;
+    let object = Object::from_json_as(info.kind, value.clone()).map_err(|e| {
+        // Go's decoder names the struct, path and type of the first wrong value; serde's error is the fallback.
+        let message =
+            crate::apiserver::protobuf::type_error(value, api_version, kind).unwrap_or_else(|| go_json_error(&e, kind));
+        Status::bad_request(format!("{prefix}: {message}"))
+    })?;
     if mode == super::FieldValidation::Ignore {
         return Ok((object, Vec::new()));
     }

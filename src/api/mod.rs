@@ -16,6 +16,7 @@ pub mod schema;
 pub mod selector;
 pub mod status;
 pub mod table;
+pub mod yaml_go;
 
 pub use kinds::{lookup, lookup_kind, lookup_resource, Kind, Object, ResourceInfo, RESOURCES};
 pub use request::{

@@ -164,8 +164,11 @@ pub struct ApiServer {
     crds: apiextensions::controllers::Controllers,
     /// Generated names' suffixes. Each purpose draws from its own stream, so the names a scenario's
     /// creates get do not depend on how many other objects (Events) were created between them, nor on the
-    /// reads a client made: the same writes name the same objects however the requests interleave.
+    /// reads a client made: the same writes name the same objects however the requests interleave. Each
+    /// generateName (per resource and namespace) has a stream of its own, forked from this one, so the
+    /// Nth pod of a ReplicaSet is named alike however its creation interleaves with other ReplicaSets'.
     names: Rng,
+    names_by_base: BTreeMap<String, Rng>,
     /// Objects' UIDs.
     uids: Rng,
     /// The generated names and UIDs of dry-run creates (`kubectl diff`, `--dry-run=server`): nothing is
@@ -250,6 +253,7 @@ impl ApiServer {
             crds: apiextensions::controllers::Controllers::new(me, TIMER_CRD_CLEANUP),
             etcd: etcd_client::EtcdClient::new(etcd, rng.fork("etcd-client")),
             names: rng.fork("generated-names"),
+            names_by_base: BTreeMap::new(),
             uids: rng.fork("uids"),
             dry_run_names: rng.fork("dry-run-names"),
             dry_run_uids: rng.fork("dry-run-uids"),
@@ -1521,7 +1525,10 @@ impl ApiServer {
         defaults::apply_defaults(&mut obj);
         if obj.name().is_empty() {
             if let Some(base) = obj.meta().generate_name.clone().filter(|g| !g.is_empty()) {
-                let names = if req.params.dry_run { &mut self.dry_run_names } else { &mut self.names };
+                let (root, stream) =
+                    if req.params.dry_run { (&self.dry_run_names, "dry-run") } else { (&self.names, "") };
+                let key = format!("{stream}/{}/{}/{base}", info.resource, obj.namespace().unwrap_or(""));
+                let names = self.names_by_base.entry(key).or_insert_with_key(|k| root.fork(k));
                 obj.meta_mut().name = Some(registry::generate_name(&base, names));
             }
         }

@@ -535,5 +535,8 @@ pub fn missing_kinds<'a>(kinds: impl IntoIterator<Item = (&'a str, &'a str)>) ->
         .collect()
 }
 
+mod go_json;
+pub use go_json::{metadata_type_error, type_error};
+
 #[cfg(test)]
 mod tests;

@@ -55,6 +55,10 @@ pub(super) async fn info_for(
 ) -> Result<&'static ResourceInfo, Failure> {
     let api_version = doc["apiVersion"].as_str().unwrap_or("");
     let kind = doc["kind"].as_str().unwrap_or("");
+    // The resource builder decodes each document's metadata into ObjectMeta as it comes to it.
+    if let Some(wrong) = crate::apiserver::protobuf::metadata_type_error(&doc["metadata"]) {
+        return Err(Failure(format!("error: unable to decode {source:?}: {wrong}")));
+    }
     super::discovery::resolve_kind(ctx, api_version, kind).await?.ok_or_else(|| {
         let name = doc["metadata"]["name"].as_str().unwrap_or("");
         let ns = doc["metadata"]["namespace"].as_str().unwrap_or(ns);

@@ -6,7 +6,6 @@
 //! a GET, then for an object still there a list of that one name and a watch from its revision until the
 //! object is DELETED, as kubectl's wait does it.
 
-use crate::api::manifest::parse_documents;
 use crate::api::{ApiResponse, ResourceInfo, Verb};
 
 use super::{Context, Failure};
@@ -148,15 +147,11 @@ async fn selected(ctx: &Context) -> Result<Vec<(&'static ResourceInfo, String, S
 async fn targets(ctx: &Context) -> Result<Vec<(&'static ResourceInfo, String, String)>, Failure> {
     let ns = ctx.namespace();
     if ctx.args.get(&["f", "filename"]).is_some() {
-        let text = ctx.stdin.clone().unwrap_or_default();
-        let docs = parse_documents(&text, "STDIN").map_err(|e| Failure(e.to_string()))?;
+        let (docs, source) = super::apply::any_documents(ctx)?;
         let mut out = Vec::new();
         for d in docs {
             let v = d.value;
-            let kind = v["kind"].as_str().unwrap_or("");
-            let info = super::discovery::resolve_kind(ctx, v["apiVersion"].as_str().unwrap_or(""), kind)
-                .await?
-                .ok_or_else(|| Failure(format!("error: resource mapping not found for kind {kind:?}")))?;
+            let info = super::apply::info_for(ctx, &v, &source, "").await?;
             let obj_ns = v["metadata"]["namespace"].as_str().unwrap_or(&ns).to_string();
             out.push((info, obj_ns, v["metadata"]["name"].as_str().unwrap_or("").to_string()));
         }
