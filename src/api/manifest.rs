@@ -171,8 +171,7 @@ pub fn decode_validated(value: &Value, mode: super::FieldValidation) -> Result<(
     // code twice, about a sixth of the shipped wasm (see the README's design notes).
     let object = Object::from_json_as(info.kind, value.clone()).map_err(|e| {
         // Go's decoder names the struct, path and type of the first wrong value; serde's error is the fallback.
-        let message =
-            crate::apiserver::protobuf::type_error(value, api_version, kind).unwrap_or_else(|| go_json_error(&e, kind));
+        let message = super::go_json::type_error(value, api_version, kind).unwrap_or_else(|| go_json_error(&e, kind));
         Status::bad_request(format!("{prefix}: {message}"))
     })?;
     if mode == super::FieldValidation::Ignore {

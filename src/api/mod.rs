@@ -5,6 +5,7 @@
 pub mod cron;
 pub mod custom;
 pub mod events;
+pub mod go_json;
 pub mod hash;
 pub mod jsonpath;
 pub mod kinds;

@@ -11,7 +11,6 @@
 //! `intstr.IntOrString`'s own wire forms.
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
 
 use prost::encoding::{decode_key, decode_varint, skip_field, DecodeContext, WireType};
 use serde_json::{Map, Value};
@@ -23,142 +22,7 @@ pub const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";
 /// Nesting deeper than this is refused rather than followed (the API types nest a dozen levels at most).
 const DEPTH_MAX: usize = 64;
 
-const SCHEMA_TEXT: &str = include_str!("../api/schema/proto.txt");
-
-/// A field's type as the schema names it.
-#[derive(Debug, Clone, PartialEq)]
-enum Ty {
-    Str,
-    Bool,
-    Int32,
-    Int64,
-    Float64,
-    Bytes,
-    List(Box<Ty>),
-    Map(Box<Ty>),
-    /// A named `[]string` that is a message of its own (`authentication/v1.ExtraValue`: repeated `items` = 1).
-    Strings,
-    Time,
-    MicroTime,
-    Quantity,
-    IntOrString,
-    RawExtension,
-    FieldsV1,
-    Message(String),
-}
-
-impl Ty {
-    fn parse(text: &str) -> Result<Ty, String> {
-        Ok(match text {
-            "string" => Ty::Str,
-            "bool" => Ty::Bool,
-            "int32" => Ty::Int32,
-            "int64" => Ty::Int64,
-            "float64" => Ty::Float64,
-            "bytes" => Ty::Bytes,
-            "wrap[]string" => Ty::Strings,
-            "Time" => Ty::Time,
-            "MicroTime" => Ty::MicroTime,
-            "Quantity" => Ty::Quantity,
-            "IntOrString" => Ty::IntOrString,
-            "RawExtension" => Ty::RawExtension,
-            "FieldsV1" => Ty::FieldsV1,
-            _ => {
-                if let Some(item) = text.strip_prefix("[]") {
-                    Ty::List(Box::new(Ty::parse(item)?))
-                } else if let Some(rest) = text.strip_prefix("map[string]") {
-                    Ty::Map(Box::new(Ty::parse(rest)?))
-                } else if text.contains('/') && text.contains('.') {
-                    Ty::Message(text.to_string())
-                } else {
-                    return Err(format!("unknown type {text:?}"));
-                }
-            }
-        })
-    }
-
-    /// Types Go marshals as structs: `omitempty` never leaves them out.
-    fn is_struct(&self) -> bool {
-        matches!(
-            self,
-            Ty::Time
-                | Ty::MicroTime
-                | Ty::Quantity
-                | Ty::IntOrString
-                | Ty::RawExtension
-                | Ty::FieldsV1
-                | Ty::Message(_)
-        )
-    }
-}
-
-#[derive(Debug, Clone)]
-struct Field {
-    number: u32,
-    /// None: a struct embedded inline (its fields are the parent's in JSON).
-    json: Option<String>,
-    ty: Ty,
-    pointer: bool,
-    omitempty: bool,
-}
-
-/// The generated field table: `package/version.Type` → its fields in declaration order.
-struct Schema {
-    types: BTreeMap<String, Vec<Field>>,
-}
-
-fn parse_schema(text: &str) -> Result<Schema, String> {
-    let mut types: BTreeMap<String, Vec<Field>> = BTreeMap::new();
-    let mut current: Option<String> = None;
-    for (n, line) in text.lines().enumerate() {
-        if line.starts_with('#') || line.trim().is_empty() {
-            continue;
-        }
-        if let Some(rest) = line.strip_prefix(' ') {
-            let at = |what: &str| format!("proto.txt:{}: {what}", n + 1);
-            let name = current.as_ref().ok_or_else(|| at("a field before any type"))?;
-            let parts: Vec<&str> = rest.split(' ').collect();
-            let (number, json, ty) = match parts.as_slice() {
-                [number, json, ty, ..] => (number, json, ty),
-                _ => return Err(at("a field needs a number, a name and a type")),
-            };
-            let flags = parts.get(3).copied().unwrap_or("");
-            let field = Field {
-                number: number.parse().map_err(|_| at("a field number"))?,
-                json: (*json != "^").then(|| json.to_string()),
-                ty: Ty::parse(ty).map_err(|e| at(&e))?,
-                pointer: flags.contains('p'),
-                omitempty: flags.contains('o'),
-            };
-            types.entry(name.clone()).or_default().push(field);
-        } else {
-            types.entry(line.to_string()).or_default();
-            current = Some(line.to_string());
-        }
-    }
-    Ok(Schema { types })
-}
-
-fn schema() -> &'static Schema {
-    static SCHEMA: OnceLock<Schema> = OnceLock::new();
-    SCHEMA.get_or_init(|| parse_schema(SCHEMA_TEXT).expect("src/api/schema/proto.txt is generated and well-formed"))
-}
-
-/// The schema's package for an `apiVersion`: `v1` → `core/v1`, `apps/v1` → `apps/v1`,
-/// `rbac.authorization.k8s.io/v1` → `rbac/v1`.
-fn package(api_version: &str) -> String {
-    match api_version.split_once('/') {
-        None => format!("core/{api_version}"),
-        Some((group, version)) => format!("{}/{version}", group.split('.').next().unwrap_or(group)),
-    }
-}
-
-/// The Go type a kind names in a version: the group's own, else meta/v1's (`DeleteOptions`, sent in any
-/// group's version).
-fn resolve(api_version: &str, kind: &str) -> Option<String> {
-    let types = &schema().types;
-    [format!("{}.{kind}", package(api_version)), format!("meta/v1.{kind}")].into_iter().find(|t| types.contains_key(t))
-}
+use crate::api::schema::go_types::{resolve, schema, Ty};
 
 /// Why a body could not be decoded, before the handler names the kind it expected.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -534,9 +398,6 @@ pub fn missing_kinds<'a>(kinds: impl IntoIterator<Item = (&'a str, &'a str)>) ->
         .map(|(api_version, kind)| format!("{api_version} {kind}"))
         .collect()
 }
-
-mod go_json;
-pub use go_json::{metadata_type_error, type_error};
 
 #[cfg(test)]
 mod tests;

@@ -56,7 +56,7 @@ pub(super) async fn info_for(
     let api_version = doc["apiVersion"].as_str().unwrap_or("");
     let kind = doc["kind"].as_str().unwrap_or("");
     // The resource builder decodes each document's metadata into ObjectMeta as it comes to it.
-    if let Some(wrong) = crate::apiserver::protobuf::metadata_type_error(&doc["metadata"]) {
+    if let Some(wrong) = crate::api::go_json::metadata_type_error(&doc["metadata"]) {
         return Err(Failure(format!("error: unable to decode {source:?}: {wrong}")));
     }
     super::discovery::resolve_kind(ctx, api_version, kind).await?.ok_or_else(|| {

@@ -10,6 +10,7 @@
 
 #[cfg(test)]
 mod derive;
+pub mod go_types;
 
 const TYPES: &str = include_str!("types.txt");
 const DOCS: &str = include_str!("docs.txt");

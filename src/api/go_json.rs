@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use super::{resolve, schema, Ty};
+use super::schema::go_types::{resolve, schema, Ty};
 
 /// The type error Go's decoder meets first in `value`, an object of `kind` in `api_version`; None when
 /// every field has a type Go accepts (or the kind is not in the schema).
