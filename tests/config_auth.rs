@@ -203,3 +203,23 @@ fn whoami_prints_the_authenticated_user_and_groups() {
     assert!(yaml.contains("kind: SelfSubjectReview"), "{yaml}");
     assert!(yaml.contains("username: jane"), "{yaml}");
 }
+
+#[test]
+fn a_token_flag_replaces_a_token_user_but_not_the_admins_client_certificate() {
+    let mut c = with_jane();
+    // kubernetes-admin authenticates with its client certificate, which the apiserver's x509
+    // authenticator takes before any bearer token: --token changes nothing.
+    let admin =
+        "ATTRIBUTE   VALUE\nUsername    kubernetes-admin\nGroups      [kubeadm:cluster-admins system:authenticated]\n";
+    ok(&mut c, "auth whoami", admin);
+    ok(&mut c, "--token=not-a-real-token auth whoami", admin);
+    // jane's entry holds a token, and the flag's replaces it.
+    ok(&mut c, "config use-context jane@kubernetes", "Switched to context \"jane@kubernetes\".\n");
+    fails(&mut c, "get pods --token=not-a-real-token", "error: You must be logged in to the server (Unauthorized)\n");
+    // Asking for a service account's token is RBAC's `create` on the `serviceaccounts/token` subresource.
+    fails(
+        &mut c,
+        "create token default",
+        "error: failed to create token: serviceaccounts \"default\" is forbidden: User \"jane\" cannot create resource \"serviceaccounts/token\" in API group \"\" in the namespace \"default\"\n",
+    );
+}

@@ -74,3 +74,53 @@ fn a_token_review_says_who_holds_a_token_or_that_it_is_invalid() {
         ("Error from server (BadRequest): error when creating \"STDIN\": token is required for TokenReview in authentication\n", Some(1))
     );
 }
+
+#[test]
+fn a_token_from_create_token_is_reviewed_as_its_service_account_until_it_expires_or_the_account_goes() {
+    let mut c = Cluster::new_default(1);
+    let review =
+        |token: &str| format!("apiVersion: authentication.k8s.io/v1\nkind: TokenReview\nspec: {{token: {token}}}\n");
+    assert_eq!(c.kubectl("create sa robot", None, 60_000).output, "serviceaccount/robot created\n");
+    let minted = c.kubectl("create token robot --duration=20m", None, 60_000);
+    assert_eq!(minted.exit, Some(0), "{}", minted.output);
+    // On a terminal kubectl ends the token with a newline.
+    let token = minted.output.strip_suffix('\n').expect("a line").to_string();
+    assert_eq!(token.split('.').count(), 3, "a JWT: {token}");
+    let (out, _) = create(&mut c, &review(&token), "-o jsonpath={.status.user.username}");
+    assert_eq!(out, "system:serviceaccount:default:robot");
+    // Twenty minutes later it is no longer taken.
+    c.advance_ms(20 * 60_000);
+    let (out, _) = create(&mut c, &review(&token), "-o jsonpath={.status.error}");
+    assert_eq!(out, "invalid bearer token");
+    let fresh = c.kubectl("create token robot -o jsonpath={.status.token}", None, 60_000).output;
+    let (out, _) = create(&mut c, &review(&fresh), "-o jsonpath={.status.authenticated}");
+    assert_eq!(out, "true");
+    assert_eq!(c.kubectl("delete sa robot", None, 60_000).exit, Some(0));
+    let (out, _) = create(&mut c, &review(&fresh), "-o jsonpath={.status.error}");
+    assert_eq!(out, "invalid bearer token", "the account it names is gone");
+    // kubectl's own checks come before any request.
+    let checks = [
+        (
+            "create token",
+            "error: exactly one NAME is required, got 0\nSee 'kubectl create token -h' for help and examples\n",
+        ),
+        ("create token robot --duration=1500ms", "error: --duration cannot be expressed in units less than seconds\n"),
+        ("create token robot --duration=-1h", "error: --duration must be greater than or equal to 0\n"),
+        (
+            "create token robot --bound-object-name=p",
+            "error: --bound-object-name can only be set if --bound-object-kind is provided\n",
+        ),
+        (
+            "create token robot --bound-object-kind=Job --bound-object-name=p",
+            "error: supported --bound-object-kind values are Node, Pod, Secret\n",
+        ),
+        (
+            "create token robot --bound-object-kind=Pod",
+            "error: --bound-object-name is required if --bound-object-kind is provided\n",
+        ),
+        ("create token gone", "error: failed to create token: serviceaccounts \"gone\" not found\n"),
+    ];
+    for (line, want) in checks {
+        assert_eq!(c.kubectl(line, None, 60_000).output, want, "{line}");
+    }
+}

@@ -579,6 +579,63 @@ fn a_user_without_rights_gets_the_real_403_and_a_stranger_the_real_401() {
 }
 
 #[test]
+fn a_token_the_real_kubectl_creates_authenticates_its_service_account_until_it_expires_or_the_account_goes() {
+    let (s, prompt) = Served::spawn(&["--paused"]);
+    let mut prompt = prompt.expect("a control prompt");
+    let ca = std::path::Path::new(&s.kubeconfig).with_file_name("ca.crt");
+    let ca = format!("--certificate-authority={}", ca.display());
+    let server = format!("--server={}", s.server);
+    let as_token = |token: &str, args: &[&str]| {
+        let token = format!("--token={token}");
+        let mut all = vec!["--kubeconfig=/dev/null", server.as_str(), ca.as_str(), token.as_str()];
+        all.extend_from_slice(args);
+        let (out, err, code) = s.kubectl(&all, None);
+        (out + &err, code)
+    };
+    assert_eq!(s.kubectl(&["create", "sa", "robot"], None).2, 0);
+    let (token, err, code) = s.kubectl(&["create", "token", "robot", "--duration=10m"], None);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(token.split('.').count(), 3, "a JWT, without a newline off a terminal: {token}");
+    let (who, code) = as_token(&token, &["auth", "whoami"]);
+    assert_eq!(code, 0);
+    assert!(who.contains("Username    system:serviceaccount:default:robot\n"), "{who}");
+    assert!(who.contains("[system:serviceaccounts system:serviceaccounts:default system:authenticated]"), "{who}");
+    assert_eq!(
+        as_token(&token, &["get", "pods"]),
+        (
+            "Error from server (Forbidden): pods is forbidden: User \"system:serviceaccount:default:robot\" cannot list resource \"pods\" in API group \"\" in the namespace \"default\"\n".into(),
+            1
+        )
+    );
+    assert_eq!(
+        s.kubectl(&["create", "rolebinding", "r", "--clusterrole=view", "--serviceaccount=default:robot"], None).2,
+        0
+    );
+    assert_eq!(
+        as_token(&token, &["get", "sa", "-o", "name"]),
+        ("serviceaccount/default\nserviceaccount/robot\n".into(), 0)
+    );
+    // A token signed for 10 minutes is refused once they have passed.
+    prompt.run("wait 10m");
+    let unauthorized = ("error: You must be logged in to the server (Unauthorized)\n".to_string(), 1);
+    assert_eq!(as_token(&token, &["get", "sa", "-o", "name"]), unauthorized);
+    // A fresh one works until its service account is deleted; a tampered one never.
+    let (fresh, _, _) = s.kubectl(&["create", "token", "robot"], None);
+    assert_eq!(as_token(&fresh, &["get", "sa", "robot", "-o", "name"]), ("serviceaccount/robot\n".into(), 0));
+    assert_eq!(as_token(&format!("{fresh}x"), &["get", "sa", "-o", "name"]), unauthorized);
+    assert_eq!(s.kubectl(&["delete", "sa", "robot"], None).2, 0);
+    assert_eq!(as_token(&fresh, &["get", "sa", "-o", "name"]), unauthorized);
+    // The errors kubectl and the TokenRequest storage give.
+    let (_, err, code) = s.kubectl(&["create", "token", "nope"], None);
+    assert_eq!((err.as_str(), code), ("error: failed to create token: serviceaccounts \"nope\" not found\n", 1));
+    let (_, err, _) = s.kubectl(&["create", "token", "default", "--duration=5m"], None);
+    assert_eq!(
+        err,
+        "error: failed to create token: TokenRequest.authentication.k8s.io \"default\" is invalid: spec.expirationSeconds: Invalid value: 300: may not specify a duration less than 10 minutes\n"
+    );
+}
+
+#[test]
 fn the_real_kubectl_prints_what_the_simulated_one_prints() {
     judge(&[
         "get nodes",

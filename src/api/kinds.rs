@@ -235,6 +235,7 @@ kinds! {
     VolumeAttributesClass(storage::VolumeAttributesClass) = "volumeattributesclasses", "volumeattributesclass", ["vac"], "storage.k8s.io", "v1", namespaced: false, etcd: "volumeattributesclasses", stored: true, all: false;
     SelfSubjectReview(authentication::SelfSubjectReview) = "selfsubjectreviews", "selfsubjectreview", [], "authentication.k8s.io", "v1", namespaced: false, etcd: "", stored: false, all: false;
     TokenReview(authentication::TokenReview) = "tokenreviews", "tokenreview", [], "authentication.k8s.io", "v1", namespaced: false, etcd: "", stored: false, all: false;
+    TokenRequest(authentication::TokenRequest) = "tokenrequests", "tokenrequest", [], "authentication.k8s.io", "v1", namespaced: true, etcd: "", stored: false, all: false;
     SelfSubjectAccessReview(authorization::SelfSubjectAccessReview) = "selfsubjectaccessreviews", "selfsubjectaccessreview", [], "authorization.k8s.io", "v1", namespaced: false, etcd: "", stored: false, all: false;
     SelfSubjectRulesReview(authorization::SelfSubjectRulesReview) = "selfsubjectrulesreviews", "selfsubjectrulesreview", [], "authorization.k8s.io", "v1", namespaced: false, etcd: "", stored: false, all: false;
     SubjectAccessReview(authorization::SubjectAccessReview) = "subjectaccessreviews", "subjectaccessreview", [], "authorization.k8s.io", "v1", namespaced: false, etcd: "", stored: false, all: false;
@@ -331,9 +332,9 @@ pub fn lookup_kind(api_version: &str, kind: &str) -> Option<&'static ResourceInf
 
 impl ResourceInfo {
     /// Whether discovery lists it: every stored resource and the create-only ones (bindings, the reviews);
-    /// evictions and scales exist only as subresources.
+    /// evictions, scales and token requests exist only as subresources.
     pub fn discovered(&self) -> bool {
-        self.stored || !matches!(self.resource, "evictions" | "scales")
+        self.stored || !matches!(self.resource, "evictions" | "scales" | "tokenrequests")
     }
 }
 

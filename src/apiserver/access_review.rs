@@ -12,7 +12,7 @@ use k8s_openapi::api::authorization::v1::{
 
 use crate::api::{Cause, Credentials, Object, Status};
 
-use super::authn::{Authenticator, UserInfo};
+use super::authn::UserInfo;
 use super::authz::{self, Attributes};
 use super::cache::WatchCache;
 
@@ -20,14 +20,17 @@ use super::cache::WatchCache;
 pub const API_AUDIENCE: &str = "https://kubernetes.default.svc.cluster.local";
 
 /// A TokenReview answered: who the token's holder is, or why the token was not accepted.
-pub fn token_review(mut review: Box<TokenReview>, authn: &Authenticator) -> Result<Object, Status> {
+pub fn token_review(
+    mut review: Box<TokenReview>,
+    authenticate: &dyn Fn(&Credentials) -> Option<UserInfo>,
+) -> Result<Object, Status> {
     let token = review.spec.token.clone().unwrap_or_default();
     if token.is_empty() {
         return Err(Status::bad_request("token is required for TokenReview in authentication"));
     }
     let audiences =
         review.spec.audiences.clone().filter(|a| !a.is_empty()).unwrap_or_else(|| vec![API_AUDIENCE.into()]);
-    let status = match authn.authenticate(&Credentials::Token(token)) {
+    let status = match authenticate(&Credentials::Token(token)) {
         Some(user) => TokenReviewStatus {
             authenticated: Some(true),
             user: Some(ApiUserInfo {

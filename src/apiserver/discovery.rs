@@ -45,6 +45,9 @@ fn subresources(info: &ResourceInfo) -> Vec<Sub> {
             Sub { name: "log", kind: None, verbs: &["get"] },
             STATUS,
         ],
+        ("", "serviceaccounts") => {
+            vec![Sub { name: "token", kind: Some(("TokenRequest", "authentication.k8s.io", "v1")), verbs: &["create"] }]
+        }
         ("", "nodes" | "services" | "persistentvolumeclaims" | "persistentvolumes" | "resourcequotas") => vec![STATUS],
         ("", "namespaces") => {
             vec![Sub { name: "finalize", kind: None, verbs: &["update"] }, STATUS]

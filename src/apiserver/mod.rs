@@ -37,6 +37,7 @@ mod proxy;
 pub mod registry;
 pub mod rest;
 pub mod review;
+pub mod service_account_token;
 pub mod strategic;
 pub mod validation;
 
@@ -171,6 +172,9 @@ pub struct ApiServer {
     names_by_base: BTreeMap<String, Rng>,
     /// Objects' UIDs.
     uids: Rng,
+    /// The service account key (see [`service_account_token`]) and the IDs (`jti`) of the tokens it signs.
+    token_signer: service_account_token::TokenSigner,
+    token_ids: Rng,
     /// The generated names and UIDs of dry-run creates (`kubectl diff`, `--dry-run=server`): nothing is
     /// kept, so they leave the names and UIDs of what is written as they would be without them.
     dry_run_names: Rng,
@@ -255,6 +259,8 @@ impl ApiServer {
             names: rng.fork("generated-names"),
             names_by_base: BTreeMap::new(),
             uids: rng.fork("uids"),
+            token_signer: service_account_token::TokenSigner::new(rng.fork("service-account-key")),
+            token_ids: rng.fork("token-ids"),
             dry_run_names: rng.fork("dry-run-names"),
             dry_run_uids: rng.fork("dry-run-uids"),
             allocations: rng.fork("allocations"),
@@ -612,7 +618,7 @@ impl ApiServer {
     /// `kubectl get --raw /readyz?verbose`: a non-resource path. Served whether or not the watch cache has
     /// synced (the health endpoints report exactly that kind of trouble); the etcd checks wait for a probe.
     fn serve_non_resource(&mut self, ctx: &mut Ctx, client: ComponentId, request_id: u64, req: ApiRequest) {
-        if self.authn.authenticate(&req.credentials).is_none() {
+        if self.authenticate(&req.credentials, ctx.now).is_none() {
             return reply_warned(ctx, client, request_id, ApiResponse::Error(Status::unauthorized()), Vec::new());
         }
         let path = req.non_resource_path.unwrap_or_default();
@@ -825,7 +831,7 @@ impl ApiServer {
             client,
         };
         self.log.open(client, request_id, record);
-        let authenticated = self.authn.authenticate(&req.credentials);
+        let authenticated = self.authenticate(&req.credentials, ctx.now);
         match &authenticated {
             Some(u) => {
                 self.log.set_user(client, request_id, &u.name);
@@ -907,6 +913,88 @@ impl ApiServer {
         self.authorized(ctx, client, request_id, req, user);
     }
 
+    /// Authentication: static tokens and client certificates, then the service account tokens this
+    /// apiserver's key signed, taken while unexpired and while the service account (and the object the
+    /// token is bound to) exists with the UID the token names (`--service-account-lookup`).
+    fn authenticate(&self, credentials: &crate::api::Credentials, now: SimTime) -> Option<UserInfo> {
+        if let Some(user) = self.authn.authenticate(credentials) {
+            return Some(user);
+        }
+        let crate::api::Credentials::Token(token) = credentials else { return None };
+        let claims = self.token_signer.verify(token, service_account_token::unix_seconds(now))?;
+        let account = self.cache.get(Kind::ServiceAccount, Some(&claims.namespace), &claims.name)?;
+        if account.meta().uid.as_deref() != Some(claims.uid.as_str()) {
+            return None;
+        }
+        if let Some(bound) = &claims.bound {
+            let kind = service_account_token::bound_kind(&bound.kind)?;
+            let namespace = (kind != Kind::Node).then_some(claims.namespace.as_str());
+            let object = self.cache.get(kind, namespace, &bound.name)?;
+            if !bound.uid.is_empty() && object.meta().uid.as_deref() != Some(bound.uid.as_str()) {
+                return None;
+            }
+        }
+        let groups = vec![
+            "system:serviceaccounts".to_string(),
+            format!("system:serviceaccounts:{}", claims.namespace),
+            "system:authenticated".to_string(),
+        ];
+        Some(UserInfo { name: format!("system:serviceaccount:{}:{}", claims.namespace, claims.name), groups })
+    }
+
+    /// `POST …/serviceaccounts/NAME/token`: a TokenRequest answered with a token for the service account,
+    /// nothing stored (`pkg/registry/core/serviceaccount/storage/token.go`).
+    fn token_request(&mut self, now: SimTime, req: &ApiRequest) -> ApiResponse {
+        if req.verb != Verb::Create {
+            return review::not_allowed(req);
+        }
+        let (namespace, name) = (req.namespace.clone().unwrap_or_default(), req.name.clone().unwrap_or_default());
+        let body = match (&req.body, &req.raw_body) {
+            (Some(b), _) => b.clone(),
+            (None, Some(raw)) => {
+                // The status is the answer's; a client's zero one (`expirationTimestamp: null`) is dropped.
+                let mut raw = raw.clone();
+                if let Some(m) = raw.as_object_mut() {
+                    m.remove("status");
+                }
+                match crate::api::manifest::decode_strict(&raw) {
+                    Ok(o) => o,
+                    Err(s) => return ApiResponse::Error(s),
+                }
+            }
+            _ => return ApiResponse::Error(Status::bad_request("the request has no body")),
+        };
+        let Object::TokenRequest(request) = body else {
+            return ApiResponse::Error(Status::bad_request(format!(
+                "the object kind {} does not match the resource serviceaccounts/token",
+                body.kind().name()
+            )));
+        };
+        let Some(account) = self.cache.get(Kind::ServiceAccount, Some(&namespace), &name) else {
+            return ApiResponse::Error(Status::not_found("serviceaccounts", &name));
+        };
+        let account_uid = account.meta().uid.clone().unwrap_or_default();
+        match service_account_token::answer(*request, &namespace, &name, &self.cache) {
+            Ok((mut answered, bound, audiences, seconds)) => {
+                let jti = registry::uid(&mut self.token_ids);
+                let issued = service_account_token::unix_seconds(now);
+                let token = self.token_signer.mint(
+                    &namespace,
+                    &name,
+                    &account_uid,
+                    bound.as_ref(),
+                    &audiences,
+                    issued,
+                    seconds,
+                    &jti,
+                );
+                service_account_token::fill_status(&mut answered, token, issued + seconds);
+                ApiResponse::Object(Arc::new(Object::TokenRequest(Box::new(answered))))
+            }
+            Err(status) => ApiResponse::Error(status),
+        }
+    }
+
     /// A request past authentication and authorization (and, for a custom resource, its definition's
     /// checks): served by the storage, a subresource's handler, a kubelet or an aggregated API.
     fn authorized(&mut self, ctx: &mut Ctx, client: ComponentId, request_id: u64, req: ApiRequest, user: UserInfo) {
@@ -927,7 +1015,12 @@ impl ApiServer {
             return self.component_status(ctx, client, request_id, &req);
         }
         if review::is_review(&req) {
-            let response = review::answer(&user, &req, &self.cache, &self.authn);
+            let now = ctx.now;
+            let response = review::answer(&user, &req, &self.cache, &|c| self.authenticate(c, now));
+            return self.respond(ctx, client, request_id, response);
+        }
+        if req.resource.kind == Kind::ServiceAccount && req.subresource.as_deref() == Some("token") {
+            let response = self.token_request(ctx.now, &req);
             return self.respond(ctx, client, request_id, response);
         }
         if proxy::is_proxied(&req) {

@@ -16,7 +16,7 @@ use k8s_openapi::api::authorization::v1::{
 use crate::api::{ApiRequest, ApiResponse, Cause, Kind, Object, Status, Verb};
 
 use super::access_review;
-use super::authn::{Authenticator, UserInfo};
+use super::authn::UserInfo;
 use super::authz;
 use super::cache::WatchCache;
 
@@ -43,7 +43,12 @@ pub fn not_allowed(req: &ApiRequest) -> ApiResponse {
 }
 
 /// Answers a review request for `user`.
-pub fn answer(user: &UserInfo, req: &ApiRequest, cache: &WatchCache, authn: &Authenticator) -> ApiResponse {
+pub fn answer(
+    user: &UserInfo,
+    req: &ApiRequest,
+    cache: &WatchCache,
+    authenticate: &dyn Fn(&crate::api::Credentials) -> Option<UserInfo>,
+) -> ApiResponse {
     if req.verb != Verb::Create {
         return not_allowed(req);
     }
@@ -63,7 +68,7 @@ pub fn answer(user: &UserInfo, req: &ApiRequest, cache: &WatchCache, authn: &Aut
         )));
     }
     let answered = match body {
-        Object::TokenReview(review) => match access_review::token_review(review, authn) {
+        Object::TokenReview(review) => match access_review::token_review(review, authenticate) {
             Ok(o) => o,
             Err(status) => return ApiResponse::Error(status),
         },

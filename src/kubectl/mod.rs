@@ -110,7 +110,9 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
     if let Some(user) = args.get(&["as"]) {
         api.impersonate = Some(user.to_string());
     }
-    if let Some(token) = args.get(&["token"]) {
+    // With a client certificate in the kubeconfig, client-go presents it beside the token, and the
+    // apiserver's authenticators try x509 first: the certificate's user is who asks.
+    if let Some(token) = args.get(&["token"]).filter(|_| !matches!(api.credentials, Credentials::ClientCert { .. })) {
         api.credentials = Credentials::Token(token.to_string());
     }
     let namespace = inv.kubeconfig.read().namespace();

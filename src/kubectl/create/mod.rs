@@ -20,6 +20,7 @@ use super::common::{self, DryRun};
 mod docker;
 mod ingress;
 mod quota;
+mod token;
 use super::{transport_line, Context, Failure, SERVER};
 
 pub async fn create(ctx: &Context) -> Result<(), Failure> {
@@ -41,7 +42,7 @@ pub async fn create(ctx: &Context) -> Result<(), Failure> {
         "quota" | "resourcequota" => quota::quota(ctx).await,
         "poddisruptionbudget" | "pdb" => quota::pdb(ctx).await,
         "ingress" | "ing" => ingress::ingress(ctx).await,
-        "token" => Err(common::error("kubeglass does not simulate \"kubectl create token\" yet")),
+        "token" => token::token(ctx).await,
         "" => Err(common::error("must specify one of -f and -k")),
         _ => Err(common::usage("kubectl create", &format!("Unexpected args: [{}]", ctx.args.operands(1).join(" ")))),
     }
