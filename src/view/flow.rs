@@ -180,7 +180,11 @@ mod tests {
 
     #[test]
     fn an_unknown_token_stops_at_authentication() {
-        let mut cluster = Cluster::new_default(1);
+        // A token user's --token replaces its token (the admin's client certificate would authenticate first).
+        let users =
+            vec![crate::cluster::UserConfig { name: "jane".into(), token: "jane-token".into(), groups: vec![] }];
+        let mut cluster = Cluster::new(crate::cluster::ClusterConfig { users, ..Default::default() }, 1);
+        cluster.kubectl("kubectl config use-context jane@kubernetes", None, LIMIT_MS);
         let r = cluster.kubectl("kubectl --token=nope get pods", None, LIMIT_MS);
         assert_eq!(r.exit, Some(1));
         let mine = cluster.flow(r.chain).requests.into_iter().find(|p| p.client == "kubectl").unwrap();
