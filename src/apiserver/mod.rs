@@ -1411,8 +1411,7 @@ impl ApiServer {
                     }
                     _ => return Err(Status::bad_request("the request has no body")),
                 };
-                // A resourceVersion in the body (a PUT's, or one a patch sets) is a precondition.
-                if matches!(req.verb, Verb::Update | Verb::Patch) {
+                if req.verb == Verb::Update {
                     let wanted = new.resource_version();
                     if wanted != 0 && wanted != current.resource_version() {
                         return Err(Status::stale_object(&qualified, &name));
