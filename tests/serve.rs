@@ -598,8 +598,24 @@ fn a_token_the_real_kubectl_creates_authenticates_its_service_account_until_it_e
     assert_eq!(token.split('.').count(), 3, "a JWT, without a newline off a terminal: {token}");
     let (who, code) = as_token(&token, &["auth", "whoami"]);
     assert_eq!(code, 0);
-    assert!(who.contains("Username    system:serviceaccount:default:robot\n"), "{who}");
-    assert!(who.contains("[system:serviceaccounts system:serviceaccounts:default system:authenticated]"), "{who}");
+    // The table's rows, attribute → value (its first column is as wide as its longest attribute).
+    let row = |attribute: &str| {
+        who.lines()
+            .find_map(|l| l.strip_prefix(attribute).filter(|r| r.starts_with("  ")).map(|r| r.trim().to_string()))
+    };
+    assert_eq!(row("Username").as_deref(), Some("system:serviceaccount:default:robot"), "{who}");
+    assert_eq!(
+        row("Groups").as_deref(),
+        Some("[system:serviceaccounts system:serviceaccounts:default system:authenticated]"),
+        "{who}"
+    );
+    // The service account token authenticator's UID and extra: the account's UID and the token's ID.
+    let (uid, _, _) = s.kubectl(&["get", "sa", "robot", "-o", "jsonpath={.metadata.uid}"], None);
+    assert_eq!(row("UID"), Some(uid), "{who}");
+    assert!(row("Extra: authentication.kubernetes.io/credential-id").is_some_and(|v| v.starts_with("[JTI=")), "{who}");
+    let (jti, code) = as_token(&token, &["auth", "whoami", "-o", "jsonpath={.status.userInfo.extra}"]);
+    assert_eq!(code, 0);
+    assert!(jti.starts_with("{\"authentication.kubernetes.io/credential-id\":[\"JTI="), "{jti}");
     assert_eq!(
         as_token(&token, &["get", "pods"]),
         (

@@ -35,8 +35,9 @@ pub fn token_review(
             authenticated: Some(true),
             user: Some(ApiUserInfo {
                 username: Some(user.name),
+                uid: (!user.uid.is_empty()).then_some(user.uid),
                 groups: (!user.groups.is_empty()).then_some(user.groups),
-                ..Default::default()
+                extra: (!user.extra.is_empty()).then_some(user.extra),
             }),
             audiences: Some(audiences),
             error: None,
@@ -88,8 +89,11 @@ fn invalid(group: &str, causes: Vec<Cause>) -> Status {
 
 /// The authorizer's verdict on the spec's attributes for the spec's user.
 fn evaluate(spec: &SubjectAccessReviewSpec, cache: &WatchCache) -> SubjectAccessReviewStatus {
-    let user =
-        UserInfo { name: spec.user.clone().unwrap_or_default(), groups: spec.groups.clone().unwrap_or_default() };
+    let user = UserInfo {
+        name: spec.user.clone().unwrap_or_default(),
+        groups: spec.groups.clone().unwrap_or_default(),
+        ..Default::default()
+    };
     let decision = match (&spec.resource_attributes, &spec.non_resource_attributes) {
         (Some(ra), _) => authz::decide(&user, &attributes(ra), cache),
         (None, Some(nra)) => {

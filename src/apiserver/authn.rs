@@ -7,10 +7,14 @@ use std::collections::BTreeMap;
 use crate::api::Credentials;
 
 /// Who is asking, after authentication.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct UserInfo {
     pub name: String,
+    /// A service account's UID (empty for users the cluster has no object for).
+    pub uid: String,
     pub groups: Vec<String>,
+    /// What else the authenticator knows (a service account token's `credential-id`, its bound pod).
+    pub extra: BTreeMap<String, Vec<String>>,
 }
 
 impl UserInfo {
@@ -27,7 +31,10 @@ pub struct Authenticator {
 
 impl Authenticator {
     pub fn add_token(&mut self, token: &str, name: &str, groups: &[String]) {
-        self.tokens.insert(token.to_string(), UserInfo { name: name.to_string(), groups: groups.to_vec() });
+        self.tokens.insert(
+            token.to_string(),
+            UserInfo { name: name.to_string(), groups: groups.to_vec(), ..Default::default() },
+        );
     }
 
     /// A service account token for `namespace/name` (what the token controller would mint).
@@ -43,7 +50,7 @@ impl Authenticator {
             // Every client certificate in a simulated cluster is signed by the cluster CA (the simulation never
             // forges one), so its subject is trusted as is.
             Credentials::ClientCert { common_name, organizations } => {
-                UserInfo { name: common_name.clone(), groups: organizations.clone() }
+                UserInfo { name: common_name.clone(), groups: organizations.clone(), ..Default::default() }
             }
             Credentials::Anonymous => return None,
         };

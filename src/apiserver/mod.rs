@@ -939,7 +939,15 @@ impl ApiServer {
             format!("system:serviceaccounts:{}", claims.namespace),
             "system:authenticated".to_string(),
         ];
-        Some(UserInfo { name: format!("system:serviceaccount:{}:{}", claims.namespace, claims.name), groups })
+        // The service account token authenticator's extras (KEP-4193): the token's ID, and the pod it is bound to.
+        let mut extra = BTreeMap::new();
+        extra.insert("authentication.kubernetes.io/credential-id".to_string(), vec![format!("JTI={}", claims.jti)]);
+        if let Some(pod) = claims.bound.as_ref().filter(|b| b.kind == "pod") {
+            extra.insert("authentication.kubernetes.io/pod-name".to_string(), vec![pod.name.clone()]);
+            extra.insert("authentication.kubernetes.io/pod-uid".to_string(), vec![pod.uid.clone()]);
+        }
+        let name = format!("system:serviceaccount:{}:{}", claims.namespace, claims.name);
+        Some(UserInfo { name, uid: claims.uid, groups, extra })
     }
 
     /// `POST …/serviceaccounts/NAME/token`: a TokenRequest answered with a token for the service account,
@@ -1971,7 +1979,7 @@ fn with_rv(o: &Object, rv: u64) -> Arc<Object> {
 
 fn impersonated(target: &str, authn: &Authenticator) -> UserInfo {
     let _ = authn;
-    UserInfo { name: target.to_string(), groups: vec!["system:authenticated".to_string()] }
+    UserInfo { name: target.to_string(), groups: vec!["system:authenticated".to_string()], ..Default::default() }
 }
 
 fn range_kvs(r: &TxnResponse) -> Vec<crate::etcd::KeyValue> {

@@ -132,8 +132,9 @@ pub fn answer(
             review.status = Some(SelfSubjectReviewStatus {
                 user_info: Some(ApiUserInfo {
                     username: Some(user.name.clone()),
+                    uid: (!user.uid.is_empty()).then(|| user.uid.clone()),
                     groups: (!user.groups.is_empty()).then(|| user.groups.clone()),
-                    ..Default::default()
+                    extra: (!user.extra.is_empty()).then(|| user.extra.clone()),
                 }),
             });
             Object::SelfSubjectReview(review)

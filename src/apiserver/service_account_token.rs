@@ -47,6 +47,8 @@ pub struct Claims {
     pub uid: String,
     pub bound: Option<Bound>,
     pub expires: i64,
+    /// The token's ID (`jti`).
+    pub jti: String,
 }
 
 /// The cluster's service account signing key.
@@ -149,6 +151,7 @@ impl TokenSigner {
             uid: k["serviceaccount"]["uid"].as_str().unwrap_or("").to_string(),
             bound,
             expires,
+            jti: claims["jti"].as_str().unwrap_or("").to_string(),
         })
     }
 }

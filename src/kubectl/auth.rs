@@ -378,9 +378,7 @@ async fn whoami(ctx: &Context) -> Result<(), Failure> {
         _ => return Err(common::error("the server answered without a review")),
     };
     match output {
-        "yaml" => ctx.api.print(&common::to_yaml(&answer.to_json())),
-        "json" => ctx.api.print(&common::to_json(&answer.to_json())),
-        _ => {
+        "" => {
             let Object::SelfSubjectReview(r) = answer.as_ref() else {
                 return Err(common::error("unexpected response type, expected SelfSubjectReview"));
             };
@@ -400,6 +398,8 @@ async fn whoami(ctx: &Context) -> Result<(), Failure> {
             }
             ctx.api.print(&TabWriter::default().flush(&lines));
         }
+        // Any other format prints the review as the print flags print an object.
+        _ => common::print_object(ctx, &answer.to_json(), "", common::DryRun::None)?,
     }
     Ok(())
 }
