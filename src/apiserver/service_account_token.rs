@@ -128,7 +128,7 @@ impl TokenSigner {
             return None;
         }
         let signature = Signature::from_slice(&BASE64URL_NOPAD.decode(signature.as_bytes()).ok()?).ok()?;
-        let signed = &token[..header_and_payload_len(token)?];
+        let signed = &token[..token.rfind('.')?];
         VerifyingKey::from(&self.key).verify(signed.as_bytes(), &signature).ok()?;
         let claims: Value = serde_json::from_slice(&BASE64URL_NOPAD.decode(payload.as_bytes()).ok()?).ok()?;
         let audience_ok = claims["aud"].as_array().is_some_and(|a| a.iter().any(|x| x == ISSUER));
@@ -236,11 +236,6 @@ pub fn answer(
 pub fn fill_status(request: &mut TokenRequest, token: String, expires: i64) {
     let at = SimTime((expires as u64 * 1000).saturating_sub(EPOCH_MS));
     request.status = Some(TokenRequestStatus { token, expiration_timestamp: k8s_time(at) });
-}
-
-/// The length of `header.payload`, the signed part of a JWT.
-fn header_and_payload_len(token: &str) -> Option<usize> {
-    token.rfind('.')
 }
 
 #[cfg(test)]

@@ -1,14 +1,14 @@
 //! `kubectl set image (TYPE NAME… | TYPE/NAME… | TYPE -l SEL | TYPE --all) CONTAINER=IMAGE…` (`*=IMAGE` for
 //! every container): changes the image of the named containers (init containers too) in a pod or a pod
-//! template and sends a strategic merge patch of just those containers; prints `deployment.apps/web image
+//! template and sends the two-way strategic merge patch of the change; prints `deployment.apps/web image
 //! updated`. An object where nothing changes is skipped without a line, as kubectl skips an empty patch.
 //! Counterpart: kubectl's `pkg/cmd/set/set_image.go`.
 
 use serde_json::{json, Value};
 
-use super::super::common::{self, DryRun, ErrLine};
+use super::super::common::{self, ErrLine};
 use super::super::{Context, Failure};
-use super::{nest, patch_pod_spec, pod_spec_of};
+use super::{pod_spec_of, send_changes, Change};
 
 pub async fn image(ctx: &Context) -> Result<(), Failure> {
     let dry = common::dry_run(ctx)?;
@@ -54,19 +54,16 @@ pub async fn image(ctx: &Context) -> Result<(), Failure> {
     let mut errors = Vec::new();
     for obj in &targets.objects {
         let Some(pointer) = pod_spec_of(obj, &mut errors) else { continue };
-        let mut json = obj.to_json();
-        let mut changed: Vec<(&'static str, Value)> = Vec::new();
+        let original = obj.to_json();
+        let mut json = original.clone();
         let Some(spec) = json.pointer_mut(pointer) else { continue };
         for (container, new_image) in &images {
             let mut found = false;
             for list in ["initContainers", "containers"] {
-                for c in spec[list].as_array_mut().into_iter().flatten() {
+                for c in spec.get_mut(list).and_then(Value::as_array_mut).into_iter().flatten() {
                     if c["name"].as_str() == Some(container.as_str()) || container == "*" {
                         found = true;
-                        if c["image"].as_str() != Some(new_image.as_str()) {
-                            c["image"] = json!(new_image);
-                            changed.push((list, json!({"image": new_image, "name": c["name"].clone()})));
-                        }
+                        c["image"] = json!(new_image);
                     }
                 }
             }
@@ -74,23 +71,13 @@ pub async fn image(ctx: &Context) -> Result<(), Failure> {
                 errors.push(ErrLine::Plain(format!("error: unable to find container named {container:?}")));
             }
         }
-        if changed.is_empty() {
-            continue;
-        }
-        if dry == DryRun::Client {
-            common::print_object(ctx, &json, "image updated", dry)?;
-            continue;
-        }
-        let mut inner = serde_json::Map::new();
-        for (list, c) in changed {
-            let entry = inner.entry(list).or_insert_with(|| json!([]));
-            if let Some(a) = entry.as_array_mut() {
-                a.push(c);
-            }
-        }
-        let patch = nest(pointer, Value::Object(inner));
-        let failed = |s: &crate::api::Status| format!("failed to patch image update to pod template: {}", s.message);
-        patch_pod_spec(ctx, obj, patch, dry, "image updated", failed, &mut errors).await?;
+        let change = Change {
+            dry,
+            operation: "image updated",
+            failed: "failed to patch image update to pod template: ",
+            always: false,
+        };
+        send_changes(ctx, obj, &original, &json, change, &mut errors).await?;
     }
     common::finish(errors)
 }

@@ -11,7 +11,7 @@ mod selector;
 mod service_account;
 mod subject;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::api::{ApiResponse, PatchBody, Verb};
 use crate::apiserver::strategic;
@@ -73,19 +73,18 @@ pub(super) async fn send_changes(
     if change.dry == DryRun::Client {
         return common::print_object(ctx, changed, change.operation, change.dry);
     }
-    if change.failed.is_empty() {
+    let mut req = ctx.request(Verb::Patch, obj.info()).namespace(obj.namespace()).name(obj.name());
+    req.patch = Some(PatchBody::Strategic(patch));
+    req.params.dry_run = change.dry == DryRun::Server;
+    req.params.field_manager = Some(FIELD_MANAGER.into());
+    match ctx.api.call(req).await? {
+        ApiResponse::Object(o) => common::print_object(ctx, &o.to_json(), change.operation, change.dry)?,
         // The command returns the server's error as it is (`Error from server (…): …`).
-        let mut req = ctx.request(Verb::Patch, obj.info()).namespace(obj.namespace()).name(obj.name());
-        req.patch = Some(PatchBody::Strategic(patch));
-        req.params.dry_run = change.dry == DryRun::Server;
-        req.params.field_manager = Some(FIELD_MANAGER.into());
-        if let ApiResponse::Object(o) = ctx.call(req).await? {
-            common::print_object(ctx, &o.to_json(), change.operation, change.dry)?;
-        }
-        return Ok(());
+        ApiResponse::Error(s) if change.failed.is_empty() => return Err(Failure::from(s)),
+        ApiResponse::Error(s) => errors.push(ErrLine::Plain(format!("{}{}", change.failed, s.message))),
+        _ => {}
     }
-    let failed = |s: &crate::api::Status| format!("{}{}", change.failed, s.message);
-    patch_pod_spec(ctx, obj, patch, change.dry, change.operation, failed, errors).await
+    Ok(())
 }
 
 /// What a `set` command does to an object, for [`send_changes`].
@@ -150,11 +149,6 @@ pub(super) fn pod_spec_pointer(kind: crate::api::Kind) -> Option<&'static str> {
     }
 }
 
-/// Wraps the changed containers in the object shape of `pointer` (`/spec/template/spec` → `{"spec":{"template":{"spec":…}}}`).
-pub(super) fn nest(pointer: &str, inner: Value) -> Value {
-    pointer.split('/').filter(|s| !s.is_empty()).rev().fold(inner, |acc, key| json!({ key: acc }))
-}
-
 /// Where `obj` keeps its pod spec, or the error line kubectl gives an object without one.
 pub(super) fn pod_spec_of(obj: &crate::api::Object, errors: &mut Vec<ErrLine>) -> Option<&'static str> {
     let info = obj.info();
@@ -168,28 +162,6 @@ pub(super) fn pod_spec_of(obj: &crate::api::Object, errors: &mut Vec<ErrLine>) -
         )));
     }
     pointer
-}
-
-/// Sends a `set` command's strategic merge patch and prints the object's line, or records the failure.
-pub(super) async fn patch_pod_spec(
-    ctx: &Context,
-    obj: &crate::api::Object,
-    patch: Value,
-    dry: DryRun,
-    operation: &str,
-    failed: impl Fn(&crate::api::Status) -> String,
-    errors: &mut Vec<ErrLine>,
-) -> Result<(), Failure> {
-    let mut req = ctx.request(Verb::Patch, obj.info()).namespace(obj.namespace()).name(obj.name());
-    req.patch = Some(PatchBody::Strategic(patch));
-    req.params.dry_run = dry == DryRun::Server;
-    req.params.field_manager = Some(FIELD_MANAGER.into());
-    match ctx.api.call(req).await? {
-        ApiResponse::Object(o) => common::print_object(ctx, &o.to_json(), operation, dry)?,
-        ApiResponse::Error(s) => errors.push(ErrLine::Plain(failed(&s))),
-        _ => {}
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -207,13 +179,5 @@ mod tests {
         assert!(select_string("sidecar", "s*car"));
         // The first part is looked for anywhere, as kubectl does.
         assert!(select_string("xa", "a*"));
-    }
-
-    #[test]
-    fn patches_nest_under_the_pod_spec_path() {
-        assert_eq!(
-            nest("/spec/template/spec", json!({"containers": []})),
-            json!({"spec": {"template": {"spec": {"containers": []}}}})
-        );
     }
 }

@@ -1,13 +1,13 @@
 //! `kubectl set resources … [-c GLOB] --limits=cpu=200m,memory=512Mi --requests=…` sets the containers'
-//! resource limits and requests and sends a strategic merge patch of what changed (`resource requirements
+//! resource limits and requests and sends the two-way strategic merge patch of the change (`resource requirements
 //! updated`); an object where nothing changes is skipped without a line. Counterpart: kubectl's
 //! `pkg/cmd/set/set_resources.go`.
 
 use serde_json::{json, Value};
 
-use super::super::common::{self, DryRun, ErrLine};
+use super::super::common::{self, ErrLine};
 use super::super::{Context, Failure};
-use super::{nest, patch_pod_spec, pod_spec_of};
+use super::{pod_spec_of, send_changes, Change};
 
 /// `--limits`/`--requests`: `cpu=200m,memory=512Mi` as kubectl v1.34's populateResourceListV1 reads it, each value a
 /// quantity in its canonical spelling.
@@ -45,33 +45,19 @@ pub async fn resources(ctx: &Context) -> Result<(), Failure> {
     let mut errors = Vec::new();
     for obj in &targets.objects {
         let Some(pointer) = pod_spec_of(obj, &mut errors) else { continue };
-        let mut json = obj.to_json();
+        let original = obj.to_json();
+        let mut json = original.clone();
         let Some(spec) = json.pointer_mut(pointer) else { continue };
         let mut matched = false;
-        let mut inner = serde_json::Map::new();
         for list in ["containers", "initContainers"] {
-            for c in spec[list].as_array_mut().into_iter().flatten() {
+            for c in spec.get_mut(list).and_then(Value::as_array_mut).into_iter().flatten() {
                 if !super::select_string(c["name"].as_str().unwrap_or_default(), selector) {
                     continue;
                 }
                 matched = true;
-                let mut changed = serde_json::Map::new();
                 for (field, wanted) in [("limits", &limits), ("requests", &requests)] {
-                    let mut delta = serde_json::Map::new();
                     for (resource, value) in wanted {
-                        if c["resources"][field][resource] != *value {
-                            c["resources"][field][resource] = value.clone();
-                            delta.insert(resource.clone(), value.clone());
-                        }
-                    }
-                    if !delta.is_empty() {
-                        changed.insert(field.to_string(), Value::Object(delta));
-                    }
-                }
-                if !changed.is_empty() {
-                    let entry = inner.entry(list).or_insert_with(|| json!([]));
-                    if let Some(a) = entry.as_array_mut() {
-                        a.push(json!({ "name": c["name"].clone(), "resources": changed }));
+                        c["resources"][field][resource] = value.clone();
                     }
                 }
             }
@@ -79,16 +65,13 @@ pub async fn resources(ctx: &Context) -> Result<(), Failure> {
         if !matched {
             errors.push(ErrLine::Plain(format!("error: unable to find container named {selector}")));
         }
-        if inner.is_empty() {
-            continue;
-        }
-        if dry == DryRun::Client {
-            common::print_object(ctx, &json, "resource requirements updated", dry)?;
-            continue;
-        }
-        let patch = nest(pointer, Value::Object(inner));
-        let failed = |s: &crate::api::Status| format!("failed to patch resources update to pod template {}", s.message);
-        patch_pod_spec(ctx, obj, patch, dry, "resource requirements updated", failed, &mut errors).await?;
+        let change = Change {
+            dry,
+            operation: "resource requirements updated",
+            failed: "failed to patch resources update to pod template ",
+            always: false,
+        };
+        send_changes(ctx, obj, &original, &json, change, &mut errors).await?;
     }
     common::finish(errors)
 }
