@@ -365,8 +365,8 @@ fn the_real_kubectl_execs_over_websocket_with_stdin_and_a_terminal() {
     assert_eq!((out.as_str(), err.as_str(), code), ("one\n", "command terminated with exit code 4\n", 4));
     // A terminal: typed keys echoed (backspace too), each line run, `exit 5` ends it with its code.
     let tty = Command::new("python3")
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/exec_tty.py"))
-        .args([&pod, "hostnamx\u{7f}e", "echo $HOME", "exit 5"])
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/kubectl_tty.py"))
+        .args(["# ", "exec", "-it", &pod, "--", "sh", "::", "hostnamx\u{7f}e", "echo $HOME", "exit 5"])
         .env("KUBECONFIG", &s.kubeconfig)
         .output()
         .unwrap();
@@ -374,6 +374,38 @@ fn the_real_kubectl_execs_over_websocket_with_stdin_and_a_terminal() {
     let expected = format!(
         "'# hostnamx\\x08 \\x08e\\r\\n{name}\\r\\n# echo $HOME\\r\\n/root\\r\\n# exit 5\\r\\ncommand terminated with exit code 5\\r\\n'\n5\n"
     );
+    assert_eq!(shown, expected, "{}", String::from_utf8_lossy(&tty.stderr));
+}
+
+#[test]
+fn the_real_kubectl_runs_attached_pods_and_attaches_over_websocket() {
+    let s = Served::start(&[]);
+    // stdin piped to the pod's shell; --rm deletes it once the shell has ended with the input.
+    let (out, err, code) =
+        s.kubectl(&["run", "t", "--rm", "-i", "--image=busybox", "--", "sh"], Some("echo hello\nhostname\nexit 0\n"));
+    assert_eq!((out.as_str(), code), ("hello\nt\npod \"t\" deleted\n", 0), "{err}");
+    assert!(err.ends_with("If you don't see a command prompt, try pressing enter.\n"), "{err}");
+    // A Never pod that fails ends kubectl with its exit code.
+    let (out, err, code) =
+        s.kubectl(&["run", "f", "-i", "--restart=Never", "--image=busybox", "--", "sh"], Some("echo bye\nexit 3\n"));
+    assert_eq!((out.as_str(), code), ("bye\n", 3), "{err}");
+    assert!(err.ends_with("pod default/f terminated (Error)\n"), "{err}");
+    // Attached without stdin: the output until the process ends.
+    s.kubectl(&["run", "late", "--image=busybox", "--", "sh", "-c", "sleep 30; echo done; sleep 1"], None);
+    s.kubectl_until(&["get", "pod", "late", "--no-headers"], |o| o.contains("Running"));
+    let (out, err, code) = s.kubectl(&["attach", "late"], None);
+    assert_eq!((out.as_str(), code), ("done\n", 0), "{err}");
+    // A terminal: Enter shows the prompt the shell printed before kubectl attached, each line is echoed
+    // once, and `exit` ends the session; the pod restarts (`Always`), so kubectl says how to attach again
+    // before --rm deletes it.
+    let tty = Command::new("python3")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/kubectl_tty.py"))
+        .args(["/ # ", "run", "tt", "--rm", "-it", "--image=busybox", "--", "sh", "::", "", "echo hi", "exit"])
+        .env("KUBECONFIG", &s.kubeconfig)
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&tty.stdout);
+    let expected = "'If you don\\'t see a command prompt, try pressing enter.\\r\\n\\r\\n/ # echo hi\\r\\nhi\\r\\n/ # exit\\r\\nSession ended, resume using \\'kubectl attach tt -c tt -i -t\\' command when the pod is running\\r\\npod \"tt\" deleted\\r\\n'\n0\n";
     assert_eq!(shown, expected, "{}", String::from_utf8_lossy(&tty.stderr));
 }
 
@@ -553,7 +585,7 @@ fn discovery_is_aggregated_for_new_clients_and_legacy_for_old_ones() {
     assert_eq!(lines[0]["pods"]["responseKind"], serde_json::json!({"group": "", "version": "v1", "kind": "Pod"}));
     let subresources: Vec<&str> =
         lines[0]["pods"]["subresources"].as_array().unwrap().iter().filter_map(|s| s["subresource"].as_str()).collect();
-    assert_eq!(subresources, ["binding", "eviction", "exec", "log", "status"]);
+    assert_eq!(subresources, ["attach", "binding", "eviction", "exec", "log", "status"]);
     assert!(lines[2]["groups"].as_array().unwrap().iter().any(|g| g == "apps"));
     let _ = std::fs::remove_dir_all(&cache);
 }
@@ -1059,13 +1091,14 @@ fn go_duration_ms(text: &str) -> u64 {
 /// The one place the judge's output and ours are brought to one form, for what differs by the real
 /// kubectl's version or by construction (tests/differences.md lists each): v1.34 names the namespace a
 /// deleted object was in (`deleted from default namespace`); v1.33 prints an object's unset
-/// `creationTimestamp` as `null`; `kubectl diff`'s temporary directories are numbered at random and its
-/// file times are the machine's wall clock.
+/// `creationTimestamp` as `null`; v1.34 warns before an attached session that it is recorded in the
+/// container's log; `kubectl diff`'s temporary directories are numbered at random and its file times are
+/// the machine's wall clock.
 fn as_the_judge_prints(text: &str) -> String {
     let mut out = String::new();
     for line in text.split_inclusive('\n') {
         let trimmed = line.trim();
-        if trimmed == "creationTimestamp: null" {
+        if trimmed == "creationTimestamp: null" || trimmed.starts_with("All commands and output from this session") {
             continue;
         }
         if ["diff -u -N /tmp/LIVE-", "--- /tmp/LIVE-", "+++ /tmp/MERGED-"].iter().any(|p| line.starts_with(p)) {

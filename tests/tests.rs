@@ -2,6 +2,7 @@
 
 mod admission;
 mod apiserver_path;
+mod attach;
 mod autoscaling;
 mod certificates;
 mod check;

@@ -108,6 +108,9 @@ pub struct Params {
     pub command: Vec<String>,
     pub tty: bool,
     pub stdin: Option<String>,
+    /// Attach: this `stdin` is one piece of a session's input that goes on (its stdin is not closed after
+    /// it). Set by a transport that reads a terminal line by line; never from a query.
+    pub keep_stdin_open: bool,
     /// Discovery: the client's `Accept` asks for the aggregated list (`apidiscovery.k8s.io/v2`).
     pub aggregated_discovery: bool,
     /// A read of a custom resource asks for its Table (`Accept: application/json;as=Table;g=meta.k8s.io`):

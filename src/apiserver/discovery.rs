@@ -39,6 +39,7 @@ const SCALE: Sub =
 fn subresources(info: &ResourceInfo) -> Vec<Sub> {
     match (info.group, info.resource) {
         ("", "pods") => vec![
+            Sub { name: "attach", kind: Some(("PodAttachOptions", "", "")), verbs: &["create", "get"] },
             Sub { name: "binding", kind: Some(("Binding", "", "")), verbs: &["create"] },
             Sub { name: "eviction", kind: Some(("Eviction", "policy", "v1")), verbs: &["create"] },
             Sub { name: "exec", kind: Some(("PodExecOptions", "", "")), verbs: &["create", "get"] },

@@ -1,4 +1,4 @@
-//! `pods/log` and `pods/exec`: the apiserver reads the pod from etcd, checks the container name, finds its
+//! `pods/log`, `pods/exec` and `pods/attach`: the apiserver reads the pod from etcd, checks the container name, finds its
 //! node's kubelet from the Node object (InternalIP and `daemonEndpoints.kubeletEndpoint.Port`) and proxies
 //! the request to it over the network; the kubelet's answer goes back to the client. A kubelet that does not
 //! listen makes the request fail with the dial error. Counterpart: `pkg/registry/core/pod/rest/log.go` and
@@ -39,7 +39,7 @@ pub(super) fn is_proxied(req: &ApiRequest) -> bool {
     req.resource.kind == Kind::Pod
         && matches!(
             (req.verb, req.subresource.as_deref()),
-            (Verb::Get, Some("log")) | (Verb::Create | Verb::Get, Some("exec"))
+            (Verb::Get, Some("log")) | (Verb::Create | Verb::Get, Some("exec" | "attach"))
         )
 }
 
@@ -65,7 +65,8 @@ impl ApiServer {
         pod: Option<Arc<Object>>,
     ) {
         let name = req.name.clone().unwrap_or_default();
-        let exec = req.subresource.as_deref() == Some("exec");
+        // exec and attach are streams the apiserver upgrades; a log is a plain GET.
+        let exec = matches!(req.subresource.as_deref(), Some("exec" | "attach"));
         let Some(Object::Pod(pod)) = pod.as_deref() else {
             let status = Status::not_found("pods", &name);
             return self.proxy_answer(
@@ -98,7 +99,18 @@ impl ApiServer {
         };
         let namespace = req.namespace.clone().unwrap_or_default();
         let p = &req.params;
-        let call = if exec {
+        let call = if req.subresource.as_deref() == Some("attach") {
+            // `follow`: the container's output is passed on until it ends; `keep_stdin_open`: one more piece
+            // of the input of a session that goes on.
+            KubeletCall::Attach {
+                namespace,
+                pod: name.clone(),
+                container,
+                stdin: p.stdin.clone(),
+                close_stdin: !p.keep_stdin_open,
+                follow: p.follow,
+            }
+        } else if exec {
             KubeletCall::Exec {
                 namespace,
                 pod: name.clone(),

@@ -242,6 +242,7 @@ pub const COMMANDS: &[(&str, &str, &[u16])] = &[
     ("apply edit-last-applied", "apply edit-last-applied", &[5, 71, 73, 98, 128, 156, 188, 199, 212, 221]),
     ("apply set-last-applied", "apply set-last-applied", &[5, 44, 56, 73, 128, 188, 199]),
     ("apply view-last-applied", "apply view-last-applied", &[1, 73, 98, 128, 156, 176]),
+    ("attach", "attach", &[38, 138, 152, 193, 205]),
     ("auth", "auth", &[]),
     ("auth can-i", "auth can-i", &[3, 104, 122, 152, 194]),
     ("auth reconcile", "auth reconcile", &[5, 56, 73, 98, 128, 156, 157, 158, 188, 199]),

@@ -4,6 +4,7 @@
 
 pub mod apply;
 pub mod args;
+mod attach;
 pub mod auth;
 pub mod autoscale;
 mod certificate;
@@ -125,6 +126,10 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
     if verb == "diff" {
         return diff::diff(&ctx).await;
     }
+    if verb == "run" {
+        // An attached pod that failed ends kubectl with its exit code.
+        return run::main(&ctx).await;
+    }
     let watching = ctx.args.has(&["w", "watch", "watch-only"]);
     let result = match verb.as_str() {
         "get" if watching => watch::watch(&ctx).await,
@@ -137,7 +142,7 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
         "events" => events::events(&ctx).await,
         "rollout" => rollout::rollout(&ctx).await,
         "drain" => drain::drain(&ctx).await,
-        "run" => run::run(&ctx).await,
+        "attach" => attach::attach(&ctx).await,
         "expose" => expose::expose(&ctx).await,
         "scale" => scale::scale(&ctx).await,
         "autoscale" => autoscale::autoscale(&ctx).await,

@@ -1,66 +1,106 @@
 //! `kubectl run NAME --image=IMAGE [--restart] [--labels] [--annotations] [--port] [--env] [--command] [--
 //! ARGS…]`: the pod kubectl's `run-pod/v1` generator builds (label `run=NAME` unless `--labels` is given,
 //! `dnsPolicy: ClusterFirst`, `restartPolicy: Always` unless `--restart` says otherwise), created with one
-//! request and reported as `pod/NAME created`. Attaching (`-i`, `-t`, `--attach`, `--rm`) needs a kubelet
-//! and is refused with kubectl's own checks first.
+//! request and reported as `pod/NAME created`. With `-i`, `-t` or `--attach` the container gets `stdin`,
+//! `stdinOnce` and `tty` (`--restart=` empty gives `-i` pods `OnFailure`), and instead of the
+//! report kubectl waits for the pod to run, attaches to it ([`super::attach`]), waits for a `Never` or
+//! `OnFailure` pod to end and ends with its container's exit code; `--rm` deletes the pod afterwards.
 
 use serde_json::{json, Map, Value};
 
 use crate::api::{ApiResponse, Kind, Verb};
 use crate::apiserver::validation::names;
 
+use super::attach::{self, Until, Waited};
 use super::common::{self, DryRun};
 use super::{transport_line, Context, Failure};
 
 const PATH: &str = "kubectl run";
 
-pub async fn run(ctx: &Context) -> Result<(), Failure> {
+/// How `kubectl run` ends: an error line, or (an attached pod that failed) its message and exit code.
+enum Ended {
+    Failure(Failure),
+    Exit(String, i32),
+}
+
+fn fail<T>(f: Failure) -> Result<T, Ended> {
+    Err(Ended::Failure(f))
+}
+
+impl From<Failure> for Ended {
+    fn from(f: Failure) -> Ended {
+        Ended::Failure(f)
+    }
+}
+
+/// `kubectl run`; its exit code (an attached pod's container's when it failed).
+pub async fn main(ctx: &Context) -> i32 {
+    match run(ctx).await {
+        Ok(()) => 0,
+        Err(Ended::Failure(Failure(line))) => {
+            if !line.is_empty() {
+                ctx.println(line.trim_end_matches('\n'));
+            }
+            1
+        }
+        Err(Ended::Exit(message, code)) => {
+            ctx.api.print(&message);
+            if !message.ends_with('\n') {
+                ctx.api.print("\n");
+            }
+            code
+        }
+    }
+}
+
+async fn run(ctx: &Context) -> Result<(), Ended> {
     // cobra checks the flags marked required before the command runs.
     if ctx.args.get(&["image"]).is_none() {
-        return Err(common::required_flag("image"));
+        return fail(common::required_flag("image"));
     }
     let operands = ctx.args.operands(1).to_vec();
     let Some(name) = operands.first().cloned().filter(|_| ctx.args.dash != Some(1)) else {
-        return Err(common::usage(PATH, "NAME is required for run"));
+        return fail(common::usage(PATH, "NAME is required for run"));
     };
+    let opts = attach::Options::from_flags(ctx, PATH)?;
     let image = ctx.args.get(&["image"]).unwrap_or("");
     if image.is_empty() {
-        return Err(common::error("--image is required"));
+        return fail(common::error("--image is required"));
     }
     if !valid_image_reference(image) {
-        return Err(common::error(format!("Invalid image name {image:?}: invalid reference format")));
+        return fail(common::error(format!("Invalid image name {image:?}: invalid reference format")));
     }
     let interactive = ctx.args.has(&["i", "stdin"]);
     let tty = ctx.args.has(&["t", "tty"]);
     if tty && !interactive {
-        return Err(common::usage(PATH, "-i/--stdin is required for containers with -t/--tty=true"));
+        return fail(common::usage(PATH, "-i/--stdin is required for containers with -t/--tty=true"));
     }
     if ctx.args.has(&["expose"]) && ctx.args.get(&["port"]).is_none() {
-        return Err(common::usage(PATH, "--port must be set when exposing a service"));
+        return fail(common::usage(PATH, "--port must be set when exposing a service"));
     }
+    // `--restart` defaults to Always; only an empty one lets an interactive pod restart on failure alone.
     let restart = match ctx.args.get(&["restart"]).unwrap_or("Always") {
-        "" | "Always" => "Always",
+        "" if interactive => "OnFailure",
+        "" => "Always",
+        "Always" => "Always",
         "OnFailure" => "OnFailure",
         "Never" => "Never",
-        other => return Err(common::usage(PATH, &format!("invalid restart policy: {other}"))),
+        other => return fail(common::usage(PATH, &format!("invalid restart policy: {other}"))),
     };
     let attach = interactive || ctx.args.has(&["attach"]);
     if !attach && ctx.args.has(&["rm"]) {
-        return Err(common::usage(PATH, "--rm should only be used for attached containers"));
+        return fail(common::usage(PATH, "--rm should only be used for attached containers"));
     }
     let dry = common::dry_run(ctx)?;
     if attach && dry != DryRun::None {
-        return Err(common::usage(
+        return fail(common::usage(
             PATH,
             "--dry-run=[server|client] can't be used with attached containers options (--attach, --stdin, or --tty)",
         ));
     }
-    if attach {
-        return Err(common::error("kubeglass does not simulate attaching to containers yet"));
-    }
     if let Some(p) = ctx.args.get(&["image-pull-policy"]).filter(|p| !p.is_empty()) {
         if !matches!(p, "Always" | "IfNotPresent" | "Never") {
-            return Err(common::usage(PATH, &format!("invalid image pull policy: {p}")));
+            return fail(common::usage(PATH, &format!("invalid image pull policy: {p}")));
         }
     }
     common::check_output(ctx)?;
@@ -70,15 +110,88 @@ pub async fn run(ctx: &Context) -> Result<(), Failure> {
         if ctx.namespace_given() {
             pod["metadata"]["namespace"] = json!(ctx.namespace());
         }
-        return common::print_object(ctx, &pod, "created", dry);
+        return Ok(common::print_object(ctx, &pod, "created", dry)?);
     }
     let ns = ctx.namespace();
     let mut req = ctx.request(Verb::Create, Kind::Pod.info()).namespace(Some(&ns));
     req.raw_body = Some(pod);
     req.params.dry_run = dry == DryRun::Server;
     req.params.field_manager = Some("kubectl-run".into());
+    let created = match ctx.api.call(req).await {
+        Ok(ApiResponse::Object(o)) => o,
+        Ok(ApiResponse::Error(s)) => return Err(Failure(s.kubectl_line()).into()),
+        Ok(_) => return Ok(()),
+        Err(e) => return Err(Failure(transport_line(&e)).into()),
+    };
+    if !attach {
+        return Ok(common::print_object(ctx, &created.to_json(), "created", dry)?);
+    }
+    let leave_stdin_open = ctx.args.has(&["leave-stdin-open"]);
+    let ended = attached(ctx, &ns, &name, &opts, restart, leave_stdin_open).await;
+    if ctx.args.has(&["rm"]) {
+        remove(ctx, &ns, &name).await?;
+    }
+    ended
+}
+
+/// After the pod is created: attach, then (for a pod that is not restarted on success, and whose stdin
+/// closes) wait for it to end and end as it did.
+async fn attached(
+    ctx: &Context,
+    ns: &str,
+    name: &str,
+    opts: &attach::Options,
+    restart: &str,
+    leave_stdin_open: bool,
+) -> Result<(), Ended> {
+    attach::handle_attach_pod(ctx, ns, name, opts).await?;
+    let until = match restart {
+        _ if leave_stdin_open => return Ok(()),
+        "Never" => Until::Completed,
+        "OnFailure" => Until::Succeeded,
+        _ => return Ok(()),
+    };
+    let pod = match attach::wait_for_pod(ctx, ns, name, opts.timeout_ms, until).await {
+        Ok(pod) => pod,
+        Err(Waited::Completed(pod)) => *pod,
+        Err(Waited::Failed(failure)) => return Err(failure.into()),
+    };
+    let status = pod.status.unwrap_or_default();
+    match status.phase.as_deref().unwrap_or("") {
+        "Succeeded" => Ok(()),
+        "Failed" => {
+            let unknown = common::error(format!("pod {ns}/{name} failed with unknown exit code"));
+            let Some(terminated) = status
+                .container_statuses
+                .as_ref()
+                .and_then(|s| s.first())
+                .and_then(|s| s.state.as_ref()?.terminated.clone())
+            else {
+                return Err(unknown.into());
+            };
+            if terminated.exit_code == 0 {
+                return Err(unknown.into());
+            }
+            let message = format!(
+                "pod {ns}/{name} terminated ({})\n{}",
+                terminated.reason.unwrap_or_default(),
+                terminated.message.unwrap_or_default()
+            );
+            Err(Ended::Exit(message, terminated.exit_code))
+        }
+        phase => Err(common::error(format!("pod {ns}/{name} left in phase {phase}")).into()),
+    }
+}
+
+/// `--rm`: the pod is deleted as `kubectl delete` would (a pod already gone is no error), without waiting.
+async fn remove(ctx: &Context, ns: &str, name: &str) -> Result<(), Failure> {
+    let req = ctx.request(Verb::Delete, Kind::Pod.info()).namespace(Some(ns)).name(name);
     match ctx.api.call(req).await {
-        Ok(ApiResponse::Object(o)) => common::print_object(ctx, &o.to_json(), "created", dry),
+        Ok(ApiResponse::Object(_)) => {
+            ctx.println(&format!("pod {name:?} deleted from {ns} namespace"));
+            Ok(())
+        }
+        Ok(ApiResponse::Error(s)) if s.code == 404 => Ok(()),
         Ok(ApiResponse::Error(s)) => Err(Failure(s.kubectl_line())),
         Ok(_) => Ok(()),
         Err(e) => Err(Failure(transport_line(&e))),
@@ -115,6 +228,17 @@ fn build_pod(ctx: &Context, name: &str, image: &str, restart: &str) -> Result<Va
         envs.push(json!({"name": k, "value": v}));
     }
     let mut container = json!({"image": image, "name": name, "resources": {}});
+    // The generator's Stdin, StdinOnce and TTY (omitted when false).
+    let stdin = ctx.args.has(&["i", "stdin"]);
+    if stdin {
+        container["stdin"] = json!(true);
+        if !ctx.args.has(&["leave-stdin-open"]) {
+            container["stdinOnce"] = json!(true);
+        }
+    }
+    if ctx.args.has(&["t", "tty"]) {
+        container["tty"] = json!(true);
+    }
     let args = ctx.args.positional.get(2..).unwrap_or(&[]);
     if !args.is_empty() {
         let key = if ctx.args.has(&["command"]) { "command" } else { "args" };

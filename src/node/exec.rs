@@ -55,6 +55,8 @@ pub struct ExecDone {
     pub output: Vec<(bool, String)>,
     pub exit_code: i32,
     pub after_ms: u64,
+    /// The shell ended on an `exit` (rather than at the end of its script).
+    pub exited: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -222,7 +224,8 @@ pub fn exec_sync(run: &ExecRun, exec_id: &str) -> Result<ExecDone, String> {
         sh.code = code;
     }
     let (exit_code, after_ms) = (sh.code, sh.ms);
-    Ok(ExecDone { output: sh.joined(), exit_code, after_ms })
+    let exited = sh.exited;
+    Ok(ExecDone { output: sh.joined(), exit_code, after_ms, exited })
 }
 
 /// The OCI runtime's error for a process that could not be started, as containerd wraps it.
@@ -895,6 +898,18 @@ fn is_name(s: &str) -> bool {
     !s.is_empty()
         && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !s.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// The prompt an interactive `shell` on a terminal prints in a container of `image` (root in `/`):
+/// busybox's and Alpine's ash `/ # `, bash `root@HOSTNAME:/# `, dash `# `.
+pub fn prompt(image: &str, shell: &str, hostname: &str) -> String {
+    if shell == "bash" {
+        format!("root@{hostname}:/# ")
+    } else if Image::of(image).busybox_like() {
+        "/ # ".to_string()
+    } else {
+        "# ".to_string()
+    }
 }
 
 fn hostname(run: &ExecRun) -> String {

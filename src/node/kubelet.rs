@@ -1184,13 +1184,13 @@ impl Kubelet {
                     &format!("Created container: {container}"),
                 );
                 let id = c.id.clone();
-                self.containers.insert(id.clone(), c);
+                self.containers.insert(id.clone(), *c);
                 self.work(ctx, uid, CriCall::StartContainer { id }, Step::Start { container });
             }
             (Step::Start { container }, Ok(CriReply::Container(c))) => {
                 self.record(ctx, uid, Some(&container), "Normal", "Started", &format!("Started container {container}"));
                 let cid = c.id.clone();
-                self.containers.insert(c.id.clone(), c);
+                self.containers.insert(c.id.clone(), *c);
                 self.log_started(ctx.now, uid);
                 if let Some(w) = self.workers.get_mut(uid) {
                     w.waiting.remove(&container);
@@ -1232,7 +1232,7 @@ impl Kubelet {
                 }
             }
             (Step::Stop, Ok(CriReply::Container(c))) => {
-                self.containers.insert(c.id.clone(), c);
+                self.containers.insert(c.id.clone(), *c);
             }
             (Step::StopSandbox, Ok(_)) => {
                 if let Some(w) = self.workers.get_mut(uid) {
@@ -1324,6 +1324,9 @@ impl Kubelet {
                 .and_then(|s| s.resources.as_ref()?.limits.as_ref()?.get("memory"))
                 .and_then(|q| crate::api::quantity::Quantity::parse(&q.0))
                 .map(|q| q.value().clamp(0, i128::from(u64::MAX)) as u64),
+            stdin: spec.and_then(|s| s.stdin).unwrap_or(false),
+            stdin_once: spec.and_then(|s| s.stdin_once).unwrap_or(false),
+            tty: spec.and_then(|s| s.tty).unwrap_or(false),
         }
     }
 

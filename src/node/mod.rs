@@ -3,6 +3,7 @@
 //! journals. The node shell (`on: <node>` steps, `kubeglass shell`) runs systemctl, journalctl, crictl and
 //! file commands on a node.
 
+pub mod attach;
 pub mod container_output;
 pub mod curl;
 pub mod exec;

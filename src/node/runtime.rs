@@ -115,6 +115,13 @@ pub enum CriCall {
     ContainerStatus {
         id: String,
     },
+    /// Attaches to a running container's main process: `stdin` is written to it (closing it afterwards when
+    /// `close_stdin`); the answer is what the process wrote meanwhile and whether it still runs.
+    Attach {
+        id: String,
+        stdin: Option<String>,
+        close_stdin: bool,
+    },
     /// Runs a command in a running container and returns its output and exit code.
     ExecSync {
         id: String,
@@ -143,6 +150,7 @@ impl CriCall {
             CriCall::ListContainers => "ListContainers",
             CriCall::ListImages => "ListImages",
             CriCall::ContainerStatus { .. } => "ContainerStatus",
+            CriCall::Attach { .. } => "Attach",
             CriCall::ExecSync { .. } => "ExecSync",
         }
     }
@@ -158,7 +166,7 @@ pub enum CriReply {
     },
     Sandbox(Sandbox),
     /// The container after CreateContainer, StartContainer or StopContainer.
-    Container(Container),
+    Container(Box<Container>),
     Done,
     Sandboxes(Vec<Sandbox>),
     Containers(Vec<Container>),
@@ -167,6 +175,12 @@ pub enum CriReply {
     Exec {
         output: Vec<(bool, String)>,
         exit_code: i32,
+    },
+    /// Attach's answer: what the main process wrote while its stdin was read (in order; `true` marks
+    /// stderr), and whether it still runs.
+    Attached {
+        output: Vec<(bool, String)>,
+        running: bool,
     },
 }
 
@@ -183,6 +197,11 @@ pub struct ContainerSpec {
     pub env: Env,
     /// `resources.limits.memory` in bytes (the cgroup's limit).
     pub memory_limit: Option<u64>,
+    /// The container's stdin is kept open for attaching (`stdin`), closed after the first attach ends
+    /// (`stdinOnce`), and a terminal (`tty`).
+    pub stdin: bool,
+    pub stdin_once: bool,
+    pub tty: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -275,6 +294,29 @@ impl Container {
         Some(exists)
     }
 
+    /// Whether its main process is a shell reading an open stdin.
+    pub fn reads_stdin(&self) -> bool {
+        self.workload.stdin_shell.is_some()
+    }
+
+    /// Appends what the main process wrote at `now` to its log: each complete line (without the terminal's
+    /// carriage return); a trailing partial line (a prompt) waits for the rest of its line.
+    fn log_output(&mut self, output: &[(bool, String)], now: SimTime) {
+        for (stderr, text) in output {
+            let stream = if *stderr { Stream::Stderr } else { Stream::Stdout };
+            let Some(shell) = self.workload.stdin_shell.as_mut() else { return };
+            let mut rest = std::mem::take(&mut shell.partial);
+            rest.push_str(text);
+            let mut lines: Vec<&str> = rest.split('\n').collect();
+            let partial = lines.pop().unwrap_or("").to_string();
+            for line in lines {
+                let text = line.strip_suffix('\r').unwrap_or(line).to_string();
+                self.written.push(LogLine { at: now, stream, text });
+            }
+            shell.partial = partial;
+        }
+    }
+
     /// The process id crictl inspect shows (stable per container).
     pub fn pid(&self) -> u32 {
         2_000 + (fnv1a64(self.id.as_bytes()) % 60_000) as u32
@@ -298,11 +340,28 @@ pub struct Workload {
     pub memory: Option<u64>,
     /// Its end is the OOM killer's.
     pub oom: bool,
+    /// A shell reading its commands from the container's open stdin (`stdin: true` and no script). It runs
+    /// until its input ends or it runs `exit`.
+    pub stdin_shell: Option<Box<StdinShell>>,
+}
+
+/// A container's main process that is a shell reading its open stdin.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StdinShell {
+    pub program: String,
+    /// Its stdin closes when the first attached client's stdin does (`stdinOnce`).
+    pub once: bool,
+    /// It writes to a terminal (`tty`): prompts, echoed input, `\r\n` line ends.
+    pub tty: bool,
+    /// The status of the last command it ran (what `exit` and the end of input end it with).
+    pub last_code: i32,
+    /// What it wrote after its last complete line (a prompt), not yet a line of its log.
+    pub partial: String,
 }
 
 impl Workload {
     fn new(ends: Option<(u64, i32)>, handles_sigterm: bool, output: Output) -> Workload {
-        Workload { ends, handles_sigterm, output, files: Vec::new(), memory: None, oom: false }
+        Workload { ends, handles_sigterm, output, files: Vec::new(), memory: None, oom: false, stdin_shell: None }
     }
 }
 
@@ -586,7 +645,7 @@ impl Containerd {
                     written: Vec::new(),
                 };
                 self.containers.insert(cid.clone(), c.clone());
-                Ok(CriReply::Container(c))
+                Ok(CriReply::Container(Box::new(c)))
             }
             CriCall::StartContainer { id: cid } => {
                 let Some(c) = self.containers.get_mut(&cid) else {
@@ -597,6 +656,11 @@ impl Containerd {
                 }
                 c.state = ContainerState::Running;
                 c.started_at = Some(ctx.now);
+                // A shell on a terminal prompts as soon as it starts (before anyone attaches).
+                if let Some(shell) = c.workload.stdin_shell.as_mut().filter(|s| s.tty) {
+                    let hostname = self.sandboxes.get(&c.sandbox_id).map(|s| s.hostname.as_str()).unwrap_or("");
+                    shell.partial = super::exec::prompt(&c.image, &shell.program, hostname);
+                }
                 if let Some(early) = c.process.as_ref().and_then(|p| self.early_lines.remove(p)) {
                     // Stamped with the container's start: its log begins there.
                     c.written.extend(early.into_iter().map(|l| LogLine { at: ctx.now, ..l }));
@@ -607,7 +671,7 @@ impl Containerd {
                 }
                 self.log(ctx.now, "info", &format!("StartContainer for {cid:?} returns successfully"), "");
                 self.arm_exit(ctx, &cid);
-                Ok(CriReply::Container(c))
+                Ok(CriReply::Container(Box::new(c)))
             }
             CriCall::StopContainer { id: cid, timeout_s } => {
                 let Some(c) = self.containers.get(&cid) else { return Some(Ok(CriReply::Done)) };
@@ -620,7 +684,11 @@ impl Containerd {
                     if handles_sigterm { (100, 0) } else { ((timeout_s.max(0) as u64).saturating_mul(1000), 137) };
                 if after == 0 {
                     self.finish(ctx, &cid, code, false);
-                    return Some(Ok(self.containers.get(&cid).cloned().map_or(CriReply::Done, CriReply::Container)));
+                    return Some(Ok(self
+                        .containers
+                        .get(&cid)
+                        .cloned()
+                        .map_or(CriReply::Done, |c| CriReply::Container(Box::new(c)))));
                 }
                 // StopContainer returns once the process is gone.
                 self.next_timer += 1;
@@ -668,11 +736,12 @@ impl Containerd {
             CriCall::ListContainers => Ok(CriReply::Containers(self.containers.values().cloned().collect())),
             CriCall::ListImages => Ok(CriReply::Images(self.images.values().cloned().collect())),
             CriCall::ContainerStatus { id: cid } => match self.containers.get(&cid) {
-                Some(c) => Ok(CriReply::Container(c.clone())),
+                Some(c) => Ok(CriReply::Container(Box::new(c.clone()))),
                 None => Err(format!(
                     "rpc error: code = NotFound desc = an error occurred when try to find container {cid:?}: not found"
                 )),
             },
+            CriCall::Attach { id: cid, stdin, close_stdin } => return Some(self.attach(ctx, &cid, stdin, close_stdin)),
             CriCall::ExecSync { id: cid, cmd, stdin, tty, timeout_ms } => {
                 let Some(c) = self.containers.get(&cid) else {
                     return Some(Err(format!(
@@ -702,6 +771,52 @@ impl Containerd {
                 }
             }
         })
+    }
+
+    /// CRI `Attach`: the client's input goes to the main process (a shell on an open stdin runs it); what
+    /// the process wrote meanwhile is logged and answered. An input that ends the shell ends the container.
+    fn attach(
+        &mut self,
+        ctx: &mut Ctx,
+        cid: &str,
+        stdin: Option<String>,
+        close_stdin: bool,
+    ) -> Result<CriReply, String> {
+        let Some(c) = self.containers.get(cid) else {
+            return Err(format!(
+                "rpc error: code = NotFound desc = an error occurred when try to find container {cid:?}: not found"
+            ));
+        };
+        if c.state != ContainerState::Running {
+            let state = if c.state == ContainerState::Created { "CONTAINER_CREATED" } else { "CONTAINER_EXITED" };
+            return Err(format!("container is in {state} state"));
+        }
+        let (Some(text), Some(shell)) = (stdin, c.workload.stdin_shell.as_deref()) else {
+            return Ok(CriReply::Attached { output: Vec::new(), running: true });
+        };
+        let exec_id = hex64(ctx);
+        let input = super::attach::Input {
+            container: c,
+            sandbox: self.sandboxes.get(&c.sandbox_id),
+            shell: &shell.program,
+            stdin: &text,
+            eof: close_stdin && shell.once,
+            tty: shell.tty,
+            last_code: shell.last_code,
+            now: ctx.now,
+            exec_id: &exec_id,
+        };
+        let fed = super::attach::feed(&input);
+        if let Some(c) = self.containers.get_mut(cid) {
+            if let Some(shell) = c.workload.stdin_shell.as_mut() {
+                shell.last_code = fed.last_code;
+            }
+            c.log_output(&fed.output, ctx.now);
+        }
+        if let Some(code) = fed.exit {
+            self.finish(ctx, cid, code, true);
+        }
+        Ok(CriReply::Attached { output: fed.output, running: fed.exit.is_none() })
     }
 
     fn later(
@@ -839,7 +954,8 @@ impl Containerd {
                 self.log(ctx.now, "info", &format!("StopContainer for {cid:?} returns successfully"), "");
             }
             if let Some((from, id)) = stopping {
-                let reply = self.containers.get(&cid).cloned().map_or(CriReply::Done, CriReply::Container);
+                let reply =
+                    self.containers.get(&cid).cloned().map_or(CriReply::Done, |c| CriReply::Container(Box::new(c)));
                 ctx.send(from, Payload::Cri(Box::new(CriMessage::Reply { id, result: Ok(reply) })));
             }
         }
@@ -1012,7 +1128,18 @@ pub fn workload(spec: &ContainerSpec) -> Workload {
     let annotation =
         |k: &str| spec.annotations.get(&format!("kubeglass.dev/{k}")).and_then(|v| v.trim().parse::<i64>().ok());
     let argv: Vec<String> = spec.command.iter().chain(&spec.args).cloned().collect();
-    let mut w = if argv.is_empty() {
+    let shell = if spec.stdin { interactive_shell(&argv, &spec.image) } else { None };
+    let mut w = if let Some(shell) = shell {
+        let mut w = Workload::new(None, false, Output::default());
+        w.stdin_shell = Some(Box::new(StdinShell {
+            program: shell,
+            once: spec.stdin_once,
+            tty: spec.tty,
+            last_code: 0,
+            partial: String::new(),
+        }));
+        w
+    } else if argv.is_empty() {
         let full = normalize(&spec.image);
         let repo = repository(&full).to_string();
         let base = repo.rsplit('/').next().unwrap_or("");
@@ -1044,6 +1171,28 @@ pub fn workload(spec: &ContainerSpec) -> Workload {
         w.oom = true;
     }
     w
+}
+
+/// The shell a container runs on its open stdin: its command's shell when it is given no script (`sh`,
+/// `bash -l`), or without a command the shell that is the image's default command (busybox's `sh`, the
+/// Debian family's `bash`).
+fn interactive_shell(argv: &[String], image: &str) -> Option<String> {
+    match argv.first() {
+        Some(first) => {
+            let prog = first.rsplit('/').next().unwrap_or("");
+            let shell = ["sh", "bash", "ash", "dash"].contains(&prog) && !argv.iter().any(|a| a == "-c");
+            shell.then(|| prog.to_string())
+        }
+        None => {
+            let full = normalize(image);
+            let base = repository(&full).rsplit('/').next().unwrap_or("").to_string();
+            match base.as_str() {
+                "busybox" | "alpine" => Some("sh".into()),
+                "ubuntu" | "debian" | "centos" | "fedora" | "bash" => Some("bash".into()),
+                _ => None,
+            }
+        }
+    }
 }
 
 /// The pod annotation that sets every container's memory use.

@@ -1,4 +1,4 @@
-//! `pods/exec` over WebSocket, as kubectl 1.30 and later open it: a GET upgraded to the Kubernetes channel
+//! `pods/exec` and `pods/attach` over WebSocket, as kubectl 1.30 and later open them: a GET upgraded to the Kubernetes channel
 //! protocol (`v5.channel.k8s.io`, else `v4.channel.k8s.io`), each binary message one stream's bytes behind a
 //! channel byte (0 stdin, 1 stdout, 2 stderr, 3 the error channel's `Status`, 4 terminal resizes; in v5, 255
 //! a client closing one of its streams).
@@ -10,6 +10,12 @@
 //! end (v5's close signal). With a terminal too (`kubectl exec -it … -- sh`) the connection is an
 //! interactive shell: what is typed is echoed as a terminal does, and each line entered runs in the container
 //! as `sh -c LINE`, a call of its own, until `exit` or Ctrl-D.
+//!
+//! An attach is the same session with the container's main process on the other end: without stdin it is
+//! made before the upgrade and what the process writes is passed on until it ends; with stdin the input
+//! is read to its end first and written to the process, whose output then follows; on a terminal each
+//! line entered is written to the process as it is typed (the container's terminal echoes it and its shell
+//! prompts), and the session's end (`exit`, Ctrl-D, the client leaving) closes the process's stdin.
 //!
 //! Counterpart: the kubelet's streaming server (`k8s.io/kubelet/pkg/cri/streaming/remotecommand`),
 //! `k8s.io/apimachinery/pkg/util/httpstream/wsstream` and the apiserver's stream translator.
@@ -71,8 +77,15 @@ struct Engine {
     credentials: Credentials,
 }
 
+type Events = tokio::sync::mpsc::UnboundedReceiver<(RemoteEvent, crate::sim::SimTime)>;
+
 impl Engine {
     async fn call(&self, request: ApiRequest) -> Option<ApiResponse> {
+        self.open(request).await.map(|(answer, _)| answer)
+    }
+
+    /// Sends `request`; its answer, and the channel what follows it (a stream's chunks) comes on.
+    async fn open(&self, request: ApiRequest) -> Option<(ApiResponse, Events)> {
         let (reply, mut events) = unbounded_channel();
         let call = Command::Call {
             client: self.client.clone(),
@@ -82,7 +95,7 @@ impl Engine {
         };
         self.commands.send(call).ok()?;
         match events.recv().await? {
-            (RemoteEvent::Answer { result: Ok(answer), .. }, _) => Some(answer),
+            (RemoteEvent::Answer { result: Ok(answer), .. }, _) => Some((answer, events)),
             _ => None,
         }
     }
@@ -110,16 +123,23 @@ pub async fn serve(
     let (stdin, tty, command) = (request.params.stdin.is_some(), request.params.tty, request.params.command.clone());
     let engine = Engine { commands, client, credentials };
     let upgrade = hyper::upgrade::on(&mut req);
-    let session = if stdin {
-        Session::Input { request: Box::new(request), tty }
+    let attach = request.subresource.as_deref() == Some("attach");
+    let mut request = request;
+    // An attach passes on what the process writes until it ends.
+    request.params.follow = attach;
+    let session = if stdin && tty {
+        Session::Terminal { request: Box::new(request), attach }
+    } else if stdin {
+        Session::Input { request: Box::new(request) }
     } else {
         // Made now: what fails before a stream exists is an HTTP answer.
-        match engine.call(request).await? {
-            ApiResponse::Exec(ExecResult { end: ExecEnd::NotUpgraded(body), .. }) => {
+        match engine.open(request).await? {
+            (ApiResponse::Exec(ExecResult { end: ExecEnd::NotUpgraded(body), .. }), _) => {
                 return Some(plain(&HttpAnswer::text(500, body), &[]));
             }
-            ApiResponse::Exec(result) => Session::Done { result, tty, command },
-            ApiResponse::Error(status) => return Some(plain(&HttpAnswer::status(&status), &[])),
+            (ApiResponse::Exec(result), _) => Session::Done { result, tty, command },
+            (ApiResponse::LogStream { text, .. }, events) => Session::Stream { text, events },
+            (ApiResponse::Error(status), _) => return Some(plain(&HttpAnswer::status(&status), &[])),
             _ => return Some(plain(&HttpAnswer::status(&Status::internal("the exec stream did not open")), &[])),
         }
     };
@@ -146,26 +166,33 @@ type Socket = WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>;
 enum Session {
     /// The command ran already: write what it wrote and how it ended.
     Done { result: ExecResult, tty: bool, command: Vec<String> },
-    /// Read stdin first (to its end, or line by line on a terminal), then run.
-    Input { request: Box<ApiRequest>, tty: bool },
+    /// An attached process's output so far, then what follows on `events` until it ends.
+    Stream { text: String, events: Events },
+    /// Read stdin to its end first, then run (or attach).
+    Input { request: Box<ApiRequest> },
+    /// A terminal: its input line by line.
+    Terminal { request: Box<ApiRequest>, attach: bool },
 }
 
 impl Session {
     async fn run(self, mut ws: Socket, v5: bool, engine: Engine) {
         let end = match self {
             Session::Done { result, tty, command } => write_result(&mut ws, &result, tty, &command).await,
-            Session::Input { request, tty: false } => {
+            Session::Stream { text, events } => stream(&mut ws, text, events).await,
+            Session::Input { request } => {
                 let Some(stdin) = read_stdin(&mut ws, v5).await else { return };
                 let mut request = *request;
                 request.params.stdin = Some(stdin);
                 let command = request.params.command.clone();
-                match engine.call(request).await {
-                    Some(ApiResponse::Exec(result)) => write_result(&mut ws, &result, false, &command).await,
-                    Some(ApiResponse::Error(status)) => Some(status.to_json()),
+                match engine.open(request).await {
+                    Some((ApiResponse::Exec(result), _)) => write_result(&mut ws, &result, false, &command).await,
+                    Some((ApiResponse::LogStream { text, .. }, events)) => stream(&mut ws, text, events).await,
+                    Some((ApiResponse::Error(status), _)) => Some(status.to_json()),
                     _ => None,
                 }
             }
-            Session::Input { request, tty: true } => shell(&mut ws, *request, engine).await,
+            Session::Terminal { request, attach: false } => shell(&mut ws, *request, engine).await,
+            Session::Terminal { request, attach: true } => attached_terminal(&mut ws, *request, engine).await,
         };
         if let Some(end) = end {
             let _ = ws.send(frame(ERROR, end.as_bytes())).await;
@@ -178,6 +205,29 @@ impl Session {
             }
         }
     }
+}
+
+/// An attached process's output: `text`, then each chunk until the stream ends; the session ends with
+/// Success (an attach reports no exit code). The client's messages are read meanwhile, so its pings are
+/// answered (client-go gives up on a connection that stops answering them). None when the client left.
+async fn stream(ws: &mut Socket, text: String, mut events: Events) -> Option<String> {
+    if !text.is_empty() {
+        ws.send(frame(STDOUT, text.as_bytes())).await.ok()?;
+    }
+    loop {
+        tokio::select! {
+            event = events.recv() => match event {
+                Some((RemoteEvent::Chunk(more), _)) => ws.send(frame(STDOUT, more.as_bytes())).await.ok()?,
+                _ => break,
+            },
+            message = ws.next() => match message {
+                Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return None,
+                // A ping is answered with the next write; stdin after its end is nobody's.
+                Some(Ok(_)) => ws.flush().await.ok()?,
+            },
+        }
+    }
+    Some(end_status(&ExecEnd::Success, &[]))
 }
 
 fn frame(channel: u8, data: &[u8]) -> Message {
@@ -260,10 +310,9 @@ async fn shell(ws: &mut Socket, request: ApiRequest, engine: Engine) -> Option<S
         };
         let Some((&STDIN, typed)) = data.split_first() else { continue };
         for ch in String::from_utf8_lossy(typed).chars() {
-            let echo = match ch {
-                '\r' | '\n' => {
+            let echo = match key(&mut line, ch) {
+                Key::Enter(entered) => {
                     ws.send(frame(STDOUT, b"\r\n")).await.ok()?;
-                    let entered = std::mem::take(&mut line);
                     match entered.trim() {
                         "" => {}
                         "exit" => return Some(exit_status(last_code)),
@@ -293,25 +342,15 @@ async fn shell(ws: &mut Socket, request: ApiRequest, engine: Engine) -> Option<S
                     }
                     PROMPT.to_string()
                 }
-                // Backspace and DEL erase the character before the cursor.
-                '\u{7f}' | '\u{8}' => match line.pop() {
-                    Some(_) => "\u{8} \u{8}".to_string(),
-                    None => String::new(),
-                },
-                '\u{3}' => {
-                    line.clear();
+                Key::Interrupt => {
                     last_code = 130;
                     format!("^C\r\n{PROMPT}")
                 }
-                '\u{4}' if line.is_empty() => {
+                Key::EndOfInput => {
                     ws.send(frame(STDOUT, b"\r\n")).await.ok()?;
                     return Some(exit_status(last_code));
                 }
-                c if c.is_control() => String::new(),
-                c => {
-                    line.push(c);
-                    c.to_string()
-                }
+                Key::Echo(echo) => echo,
             };
             if !echo.is_empty() {
                 ws.send(frame(STDOUT, echo.as_bytes())).await.ok()?;
@@ -319,6 +358,106 @@ async fn shell(ws: &mut Socket, request: ApiRequest, engine: Engine) -> Option<S
         }
     }
     None
+}
+
+/// An attached terminal: each line typed goes to the container's process as it is entered (one attach
+/// call per line, the stdin left open); the process's terminal echoes it and its shell prompts, so only
+/// what the line editor echoed already is dropped. `exit`, Ctrl-D or the client leaving ends the session
+/// and closes the process's stdin.
+async fn attached_terminal(ws: &mut Socket, request: ApiRequest, engine: Engine) -> Option<String> {
+    let send = |text: String, keep_open: bool| {
+        let mut piece = request.clone();
+        piece.params.stdin = Some(text);
+        piece.params.keep_stdin_open = keep_open;
+        piece.params.follow = false;
+        let engine = engine.clone();
+        async move {
+            match engine.call(piece).await {
+                Some(ApiResponse::Exec(result)) => Ok(result.output.into_iter().map(|(_, t)| t).collect::<String>()),
+                Some(ApiResponse::Error(status)) => Err(Some(status.to_json())),
+                _ => Err(None),
+            }
+        }
+    };
+    let mut line = String::new();
+    while let Some(message) = ws.next().await {
+        let data = match message {
+            Ok(Message::Binary(data)) => data,
+            Ok(Message::Close(_)) | Err(_) => break,
+            Ok(_) => continue,
+        };
+        let Some((&STDIN, typed)) = data.split_first() else { continue };
+        for ch in String::from_utf8_lossy(typed).chars() {
+            let echo = match key(&mut line, ch) {
+                Key::Enter(entered) => {
+                    ws.send(frame(STDOUT, b"\r\n")).await.ok()?;
+                    let out = match send(format!("{entered}\n"), true).await {
+                        Ok(out) => out,
+                        Err(end) => return end,
+                    };
+                    // The line editor echoed the line already.
+                    let out = out.strip_prefix(&format!("{entered}\r\n")).unwrap_or(&out).to_string();
+                    ws.send(frame(STDOUT, out.as_bytes())).await.ok()?;
+                    let word = entered.split_whitespace().next().unwrap_or("");
+                    if word == "exit" {
+                        return Some(end_status(&ExecEnd::Success, &[]));
+                    }
+                    String::new()
+                }
+                Key::Interrupt => {
+                    // The shell drops the line and prompts again.
+                    ws.send(frame(STDOUT, b"^C")).await.ok()?;
+                    match send("\n".to_string(), true).await {
+                        Ok(out) => out,
+                        Err(end) => return end,
+                    }
+                }
+                Key::EndOfInput => break,
+                Key::Echo(echo) => echo,
+            };
+            if !echo.is_empty() {
+                ws.send(frame(STDOUT, echo.as_bytes())).await.ok()?;
+            }
+        }
+    }
+    // The input ended: the process's stdin closes (a `stdinOnce` shell ends).
+    match send(String::new(), false).await {
+        Ok(out) if !out.is_empty() => {
+            let _ = ws.send(frame(STDOUT, out.as_bytes())).await;
+        }
+        _ => {}
+    }
+    Some(end_status(&ExecEnd::Success, &[]))
+}
+
+/// What a key typed on a terminal does to the line being typed.
+enum Key {
+    /// Enter: the line, taken.
+    Enter(String),
+    /// Ctrl-C: the line is dropped.
+    Interrupt,
+    /// Ctrl-D on an empty line.
+    EndOfInput,
+    /// What the terminal echoes (backspace and DEL erase the character before the cursor; other control
+    /// keys nothing).
+    Echo(String),
+}
+
+fn key(line: &mut String, ch: char) -> Key {
+    match ch {
+        '\r' | '\n' => Key::Enter(std::mem::take(line)),
+        '\u{7f}' | '\u{8}' => Key::Echo(if line.pop().is_some() { "\u{8} \u{8}".to_string() } else { String::new() }),
+        '\u{3}' => {
+            line.clear();
+            Key::Interrupt
+        }
+        '\u{4}' if line.is_empty() => Key::EndOfInput,
+        c if c.is_control() => Key::Echo(String::new()),
+        c => {
+            line.push(c);
+            Key::Echo(c.to_string())
+        }
+    }
 }
 
 /// How `sh` ends: `exit` with the last command's code, as the shell does.

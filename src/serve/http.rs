@@ -250,7 +250,7 @@ fn credentials(subject: Option<ClientSubject>, authorization: Option<&str>) -> C
     }
 }
 
-/// A request to be upgraded to WebSocket: exec's stream (anything else is refused as a plain request
+/// A request to be upgraded to WebSocket: exec's or attach's stream (anything else is refused as a plain request
 /// would be answered).
 async fn websocket(
     req: Request<Incoming>,
@@ -265,9 +265,9 @@ async fn websocket(
     let http = HttpRequest { method: &method, path: &path, query: &query, content_type: None, body: &[] };
     let mut request = match rest::route(&http) {
         Err(answer) => return Ok(plain(&answer, &[])),
-        Ok(Routed::Api(r)) if r.subresource.as_deref() == Some("exec") => *r,
+        Ok(Routed::Api(r)) if matches!(r.subresource.as_deref(), Some("exec" | "attach")) => *r,
         Ok(_) => {
-            let status = Status::bad_request("the server only upgrades exec requests to WebSocket");
+            let status = Status::bad_request("the server only upgrades exec and attach requests to WebSocket");
             return Ok(plain(&HttpAnswer::status(&status), &[]));
         }
     };

@@ -1,8 +1,11 @@
-//! The kubelet's HTTPS server on :10250, which kube-apiserver proxies `pods/log` and `pods/exec` to.
+//! The kubelet's HTTPS server on :10250, which kube-apiserver proxies `pods/log`, `pods/exec` and
+//! `pods/attach` to.
 //! Serves `GET /containerLogs/<ns>/<pod>/<container>`: which run of the container to read follows from the
 //! pod status the kubelet keeps (its status manager; the API's status after a restart), then containerd's
 //! `ContainerStatus` gives that run with its log; and `POST /exec/<ns>/<pod>/<container>`: the running
-//! container from containerd's records, then containerd's `ExecSync` runs the command. Also builds what
+//! container from containerd's records, then containerd's `ExecSync` runs the command; `POST /attach/…`: the
+//! running container, containerd's `Attach` with the client's input, then (like a followed log) what the
+//! container writes until it ends. Also builds what
 //! the kubelet hands containerd for a pod's sandbox and containers: hostname, DNS settings, environment.
 //! Counterpart: `pkg/kubelet/server/server.go` (getContainerLogs, getExec), `kubelet_pods.go`
 //! (validateContainerLogStatus, GetKubeletContainerLogs, makeEnvironmentVariables),
@@ -83,6 +86,17 @@ pub enum KubeletCall {
         stdin: Option<String>,
         tty: bool,
     },
+    /// `POST /attach/<ns>/<pod>/<container>`: the client's input for the container's main process (its stdin
+    /// closing after it unless the session goes on: `close_stdin`), and with `follow` what the process
+    /// writes from now until it ends.
+    Attach {
+        namespace: String,
+        pod: String,
+        container: String,
+        stdin: Option<String>,
+        close_stdin: bool,
+        follow: bool,
+    },
     /// `GET /metrics/resource`: what the node and its running containers use (metrics-server's scrape).
     ResourceMetrics,
 }
@@ -157,6 +171,7 @@ impl KubeletCall {
                 format!("/containerLogs/{namespace}/{pod}/{container}{q}")
             }
             KubeletCall::Exec { namespace, pod, container, .. } => format!("/exec/{namespace}/{pod}/{container}"),
+            KubeletCall::Attach { namespace, pod, container, .. } => format!("/attach/{namespace}/{pod}/{container}"),
             KubeletCall::ResourceMetrics => "/metrics/resource".to_string(),
         }
     }
@@ -164,15 +179,15 @@ impl KubeletCall {
     pub fn method(&self) -> &'static str {
         match self {
             KubeletCall::ContainerLogs { .. } | KubeletCall::ResourceMetrics => "GET",
-            KubeletCall::Exec { .. } => "POST",
+            KubeletCall::Exec { .. } | KubeletCall::Attach { .. } => "POST",
         }
     }
 
     fn pod_ref(&self) -> Option<String> {
         match self {
-            KubeletCall::ContainerLogs { namespace, pod, .. } | KubeletCall::Exec { namespace, pod, .. } => {
-                Some(format!("pods {namespace}/{pod}"))
-            }
+            KubeletCall::ContainerLogs { namespace, pod, .. }
+            | KubeletCall::Exec { namespace, pod, .. }
+            | KubeletCall::Attach { namespace, pod, .. } => Some(format!("pods {namespace}/{pod}")),
             KubeletCall::ResourceMetrics => None,
         }
     }
@@ -234,6 +249,11 @@ enum Waiting {
         container_id: String,
     },
     Exec,
+    /// An attach; with `follow` the container's output is passed on until it ends.
+    Attach {
+        follow: bool,
+        container_id: String,
+    },
     /// A followed log's next read.
     Follow,
 }
@@ -263,8 +283,15 @@ impl Kubelet {
                 self.container_logs(ctx, (from, id), &format!("{namespace}/{pod}"), &pod, &container, options)
             }
             KubeletCall::Exec { namespace, pod, container, command, stdin, tty } => {
-                let call = CriCall::ExecSync { id: String::new(), cmd: command, stdin, tty, timeout_ms: 0 };
-                self.exec(ctx, (from, id), &format!("{namespace}/{pod}"), &container, call)
+                self.stream(ctx, (from, id), &format!("{namespace}/{pod}"), &container, |cid| {
+                    (CriCall::ExecSync { id: cid, cmd: command, stdin, tty, timeout_ms: 0 }, Waiting::Exec)
+                })
+            }
+            KubeletCall::Attach { namespace, pod, container, stdin, close_stdin, follow } => {
+                self.stream(ctx, (from, id), &format!("{namespace}/{pod}"), &container, |cid| {
+                    let what = Waiting::Attach { follow, container_id: cid.clone() };
+                    (CriCall::Attach { id: cid, stdin, close_stdin }, what)
+                })
             }
             KubeletCall::ResourceMetrics => Some(KubeletReply::Metrics(Box::new(self.resource_metrics(ctx.now)))),
         };
@@ -339,19 +366,31 @@ impl Kubelet {
         None
     }
 
-    /// `POST /exec`: the running container, then `call` (an `ExecSync` still without the container's id).
-    fn exec(
+    /// `POST /exec` and `POST /attach`: the running container, then the CRI call `call` makes for it (with
+    /// what its answer is for).
+    fn stream(
         &mut self,
         ctx: &mut Ctx,
         (from, id): (ComponentId, u64),
         key: &str,
         container: &str,
-        call: CriCall,
+        call: impl FnOnce(String) -> (CriCall, Waiting),
     ) -> Option<KubeletReply> {
-        let Some((uid, _)) = self.pod_by_name(key) else {
-            return Some(KubeletReply::Error { code: 404, body: "pod does not exist".into() });
+        let cid = match self.running_container(key, container) {
+            Ok(cid) => cid,
+            Err(reply) => return Some(reply),
         };
-        // Only running containers can be exec'd into (the runtime's list of running pods).
+        let (call, what) = call(cid);
+        self.cri(ctx, call, CriOp::Serve(Box::new(Served { from, id, what })));
+        None
+    }
+
+    /// The id of the running `container` of pod `key` (only running containers can be exec'd into or
+    /// attached to: the runtime's list of running pods), or the error the kubelet answers.
+    fn running_container(&self, key: &str, container: &str) -> Result<String, KubeletReply> {
+        let Some((uid, _)) = self.pod_by_name(key) else {
+            return Err(KubeletReply::Error { code: 404, body: "pod does not exist".into() });
+        };
         let running = self
             .containers
             .values()
@@ -359,15 +398,12 @@ impl Kubelet {
             .max_by_key(|c| c.attempt)
             .map(|c| c.id.clone());
         let Some(cid) = running else {
-            return Some(KubeletReply::Error { code: 500, body: format!("container not found ({container:?})") });
+            return Err(KubeletReply::Error { code: 500, body: format!("container not found ({container:?})") });
         };
         if !self.runtime_up {
-            return Some(KubeletReply::Error { code: 500, body: CRI_UNAVAILABLE.into() });
+            return Err(KubeletReply::Error { code: 500, body: CRI_UNAVAILABLE.into() });
         }
-        let CriCall::ExecSync { cmd, stdin, tty, .. } = call else { return None };
-        let served = Served { from, id, what: Waiting::Exec };
-        self.cri(ctx, CriCall::ExecSync { id: cid, cmd, stdin, tty, timeout_ms: 0 }, CriOp::Serve(Box::new(served)));
-        None
+        Ok(cid)
     }
 
     /// containerd answered a call made for a request on :10250 (or the call failed).
@@ -401,7 +437,22 @@ impl Kubelet {
                 end: ExecEnd::Failure(format!("Internal error occurred: error executing command in container: {e}")),
                 ..ExecResult::default()
             }),
-            (Waiting::Exec, Ok(_)) => KubeletReply::Error { code: 500, body: "unexpected runtime answer".into() },
+            (Waiting::Attach { follow: true, container_id }, Ok(CriReply::Attached { output, running: true })) => {
+                // Its output from now on follows, as a followed log's lines do, until the container ends.
+                let follow = Follow { container_id, timestamps: false, sent_until: ctx.now, chain: ctx.chain };
+                if self.follows.is_empty() {
+                    ctx.timer(FOLLOW_POLL_MS, super::TIMER_FOLLOW);
+                }
+                self.follows.insert((served.from, served.id), follow);
+                KubeletReply::LogStream(output.iter().map(|(_, t)| t.as_str()).collect())
+            }
+            (Waiting::Attach { .. }, Ok(CriReply::Attached { output, .. })) => {
+                KubeletReply::Exec(ExecResult { output, end: ExecEnd::Success })
+            }
+            (Waiting::Attach { .. }, Err(e)) => KubeletReply::Error { code: 500, body: e },
+            (Waiting::Exec | Waiting::Attach { .. }, Ok(_)) => {
+                KubeletReply::Error { code: 500, body: "unexpected runtime answer".into() }
+            }
         };
         ctx.send(served.from, Payload::Kubelet(Box::new(KubeletMessage::Reply { id: served.id, reply })));
     }
