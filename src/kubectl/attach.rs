@@ -7,15 +7,12 @@
 //! writes is printed until it ends. Counterpart: `pkg/cmd/attach/attach.go` and `pkg/cmd/run/run.go`'s
 //! `waitForPod`, `handleAttachPod`, `logOpts`.
 
-use std::future::Future;
-use std::pin::Pin;
-use std::task::Poll;
-
 use crate::api::api::core::v1::Pod;
-use crate::api::{ApiResponse, ExecEnd, Kind, Object, Status, Verb, WatchEvent, WatchEventType};
+use crate::api::{ApiResponse, ExecEnd, Kind, Object, Status, Verb, WatchEventType};
 use crate::sim::time::parse_duration_ms;
 
 use super::common;
+use super::wait::Watch;
 use super::{Context, Failure};
 
 const PATH: &str = "kubectl attach";
@@ -281,9 +278,8 @@ pub async fn wait_for_pod(
     until: Until,
 ) -> Result<Pod, Waited> {
     let failed = |f: Failure| Waited::Failed(f);
-    let selector = format!("metadata.name={name}");
     let mut list = ctx.request(Verb::List, Kind::Pod.info()).namespace(Some(namespace));
-    list.params.field_selector = Some(selector.clone());
+    list.params.field_selector = Some(format!("metadata.name={name}"));
     let (items, revision) = match ctx.call(list).await.map_err(failed)? {
         ApiResponse::List { items, resource_version, .. } => (items, resource_version),
         _ => (Vec::new(), 0),
@@ -295,37 +291,10 @@ pub async fn wait_for_pod(
             }
         }
     }
-    let mut watch = ctx.request(Verb::Watch, Kind::Pod.info()).namespace(Some(namespace));
-    watch.params.field_selector = Some(selector);
-    watch.params.resource_version = Some(revision.to_string());
-    let watch_id = match ctx.call(watch).await.map_err(failed)? {
-        ApiResponse::WatchStarted { watch_id, .. } => Some(watch_id),
-        _ => None,
-    };
-    let mut deadline = Box::pin(ctx.api.sleep(timeout_ms));
-    let timed_out = || Waited::Failed(common::error("timed out waiting for the condition"));
-    let Some(watch_id) = watch_id else {
-        deadline.as_mut().await;
-        return Err(timed_out());
-    };
-    loop {
-        let mut next: Pin<Box<dyn Future<Output = Option<WatchEvent>>>> = Box::pin(ctx.api.next_event(watch_id));
-        let got = std::future::poll_fn(|cx| {
-            if let Poll::Ready(e) = next.as_mut().poll(cx) {
-                return Poll::Ready(Some(e));
-            }
-            deadline.as_mut().poll(cx).map(|()| None)
-        })
-        .await;
-        let event = match got {
-            None => return Err(timed_out()),
-            Some(Some(event)) => event,
-            // The watch ended (the apiserver went away): nothing more comes before the deadline.
-            Some(None) => {
-                deadline.as_mut().await;
-                return Err(timed_out());
-            }
-        };
+    let info = Kind::Pod.info();
+    let mut watch =
+        Watch::named(ctx, info, Some(namespace), name, revision.to_string(), timeout_ms).await.map_err(failed)?;
+    while let Some(event) = watch.next(ctx).await {
         if event.kind == WatchEventType::Deleted {
             return Err(Waited::Failed(Failure::from(Status::not_found("pods", ""))));
         }
@@ -335,4 +304,5 @@ pub async fn wait_for_pod(
             }
         }
     }
+    Err(Waited::Failed(common::error("timed out waiting for the condition")))
 }

@@ -37,17 +37,9 @@ impl From<Failure> for Ended {
 pub async fn main(ctx: &Context) -> i32 {
     match run(ctx).await {
         Ok(()) => 0,
-        Err(Ended::Failure(Failure(line))) => {
-            if !line.is_empty() {
-                ctx.println(line.trim_end_matches('\n'));
-            }
-            1
-        }
+        Err(Ended::Failure(Failure(line))) => super::fail(&ctx.api, &line),
         Err(Ended::Exit(message, code)) => {
-            ctx.api.print(&message);
-            if !message.ends_with('\n') {
-                ctx.api.print("\n");
-            }
+            super::fail(&ctx.api, &message);
             code
         }
     }

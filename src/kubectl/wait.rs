@@ -186,17 +186,30 @@ async fn wait_deleted(ctx: &Context, obj: &Object, timeout: u64) -> Result<Objec
     Err(common::error(format!("timed out waiting for the condition on {}", resource_name(obj))))
 }
 
-/// A watch on one object that ends at a deadline.
-struct Watch<'a> {
+/// A watch on one object (field selector `metadata.name`) that ends at a deadline.
+pub(super) struct Watch<'a> {
     id: Option<u64>,
     deadline: Pin<Box<dyn Future<Output = ()> + 'a>>,
 }
 
 impl<'a> Watch<'a> {
     async fn start(ctx: &'a Context, obj: &Object, timeout: u64) -> Result<Watch<'a>, Failure> {
-        let mut req = ctx.request(Verb::Watch, obj.info()).namespace(obj.namespace());
-        req.params.field_selector = Some(format!("metadata.name={}", obj.name()));
-        req.params.resource_version = Some(obj.resource_version().to_string());
+        let version = obj.resource_version().to_string();
+        Watch::named(ctx, obj.info(), obj.namespace(), obj.name(), version, timeout).await
+    }
+
+    /// Watches the object `name` from `resource_version` for `timeout` ms.
+    pub(super) async fn named(
+        ctx: &'a Context,
+        info: &'static crate::api::ResourceInfo,
+        namespace: Option<&str>,
+        name: &str,
+        resource_version: String,
+        timeout: u64,
+    ) -> Result<Watch<'a>, Failure> {
+        let mut req = ctx.request(Verb::Watch, info).namespace(namespace);
+        req.params.field_selector = Some(format!("metadata.name={name}"));
+        req.params.resource_version = Some(resource_version);
         let id = match ctx.call(req).await? {
             ApiResponse::WatchStarted { watch_id, .. } => Some(watch_id),
             _ => None,
@@ -205,7 +218,7 @@ impl<'a> Watch<'a> {
     }
 
     /// The next event, or None once the deadline passed.
-    async fn next(&mut self, ctx: &Context) -> Option<crate::api::WatchEvent> {
+    pub(super) async fn next(&mut self, ctx: &Context) -> Option<crate::api::WatchEvent> {
         loop {
             let mut event = match self.id {
                 Some(id) => Box::pin(ctx.api.next_event(id)) as Pin<Box<dyn Future<Output = _>>>,

@@ -13,6 +13,9 @@
 //! - `true`/`false`/`echo …` end at once (0/1/0).
 //! - Without a command: `busybox`, `alpine`, `ubuntu`, `debian` run their shell and end at once with 0;
 //!   every other image (nginx, httpd, redis, pause, etcd, …) runs until stopped.
+//! - A shell with no script (that command, or none in those images) in a container with `stdin: true` reads
+//!   its open stdin instead: it runs until an attached client's input says `exit` or (with `stdinOnce`)
+//!   ends, as [`super::attach`] runs that input ([`CriCall::Attach`]).
 //! - Annotations on the pod: `kubeglass.dev/exit-after-seconds: "N"` and `kubeglass.dev/exit-code: "C"`
 //!   override the above for every container of the pod.
 //! - Files: a script's `touch PATH` creates PATH and `rm [-f] PATH` removes it at the time its `sleep`s
@@ -292,11 +295,6 @@ impl Container {
             }
         }
         Some(exists)
-    }
-
-    /// Whether its main process is a shell reading an open stdin.
-    pub fn reads_stdin(&self) -> bool {
-        self.workload.stdin_shell.is_some()
     }
 
     /// Appends what the main process wrote at `now` to its log: each complete line (without the terminal's
@@ -737,17 +735,11 @@ impl Containerd {
             CriCall::ListImages => Ok(CriReply::Images(self.images.values().cloned().collect())),
             CriCall::ContainerStatus { id: cid } => match self.containers.get(&cid) {
                 Some(c) => Ok(CriReply::Container(Box::new(c.clone()))),
-                None => Err(format!(
-                    "rpc error: code = NotFound desc = an error occurred when try to find container {cid:?}: not found"
-                )),
+                None => Err(not_found(&cid)),
             },
             CriCall::Attach { id: cid, stdin, close_stdin } => return Some(self.attach(ctx, &cid, stdin, close_stdin)),
             CriCall::ExecSync { id: cid, cmd, stdin, tty, timeout_ms } => {
-                let Some(c) = self.containers.get(&cid) else {
-                    return Some(Err(format!(
-                        "rpc error: code = NotFound desc = an error occurred when try to find container {cid:?}: not found"
-                    )));
-                };
+                let Some(c) = self.containers.get(&cid) else { return Some(Err(not_found(&cid))) };
                 let sandbox = self.sandboxes.get(&c.sandbox_id);
                 let exec_id = hex64(ctx);
                 let run = super::exec::ExecRun {
@@ -782,11 +774,7 @@ impl Containerd {
         stdin: Option<String>,
         close_stdin: bool,
     ) -> Result<CriReply, String> {
-        let Some(c) = self.containers.get(cid) else {
-            return Err(format!(
-                "rpc error: code = NotFound desc = an error occurred when try to find container {cid:?}: not found"
-            ));
-        };
+        let Some(c) = self.containers.get(cid) else { return Err(not_found(cid)) };
         if c.state != ContainerState::Running {
             let state = if c.state == ContainerState::Created { "CONTAINER_CREATED" } else { "CONTAINER_EXITED" };
             return Err(format!("container is in {state} state"));
@@ -960,6 +948,11 @@ impl Containerd {
             }
         }
     }
+}
+
+/// containerd's answer for a container id it does not know.
+fn not_found(cid: &str) -> String {
+    format!("rpc error: code = NotFound desc = an error occurred when try to find container {cid:?}: not found")
 }
 
 /// A 64-hex id (containerd's container and sandbox ids; crictl shows the first 13).

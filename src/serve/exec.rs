@@ -101,11 +101,11 @@ impl Engine {
     }
 }
 
-/// A WebSocket exec request: answered (an error before the upgrade) or upgraded, with the session running
-/// on its own task. None: the engine has stopped.
+/// A WebSocket exec or attach request: answered (an error before the upgrade) or upgraded, with the
+/// session running on its own task. None: the engine has stopped.
 pub async fn serve(
     mut req: Request<Incoming>,
-    request: ApiRequest,
+    mut request: ApiRequest,
     client: String,
     credentials: Credentials,
     commands: std::sync::mpsc::Sender<Command>,
@@ -124,7 +124,6 @@ pub async fn serve(
     let engine = Engine { commands, client, credentials };
     let upgrade = hyper::upgrade::on(&mut req);
     let attach = request.subresource.as_deref() == Some("attach");
-    let mut request = request;
     // An attach passes on what the process writes until it ends.
     request.params.follow = attach;
     let session = if stdin && tty {

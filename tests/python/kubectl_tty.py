@@ -39,6 +39,9 @@ def main():
                 shown += chunk
 
     read_until(lambda: shown.endswith(prompt) or shown.rstrip().endswith(HINT), 60.0)
+    # kubectl prints the hint before it puts the terminal in raw mode; a key typed before that would be
+    # echoed by the terminal itself as well.
+    read_until(lambda: False, 0.5)
     for line in lines:
         before = shown.count(prompt)
         os.write(fd, line.encode() + b"\r")

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::super::common::{self, ErrLine};
 use super::super::{Context, Failure};
-use super::{pod_spec_of, send_changes, Change};
+use super::{pod_spec_of, select_containers, send_changes, Change};
 
 /// `--limits`/`--requests`: `cpu=200m,memory=512Mi` as kubectl v1.34's populateResourceListV1 reads it, each value a
 /// quantity in its canonical spelling.
@@ -48,21 +48,15 @@ pub async fn resources(ctx: &Context) -> Result<(), Failure> {
         let original = obj.to_json();
         let mut json = original.clone();
         let Some(spec) = json.pointer_mut(pointer) else { continue };
-        let mut matched = false;
-        for list in ["containers", "initContainers"] {
-            for c in spec.get_mut(list).and_then(Value::as_array_mut).into_iter().flatten() {
-                if !super::select_string(c["name"].as_str().unwrap_or_default(), selector) {
-                    continue;
-                }
-                matched = true;
-                for (field, wanted) in [("limits", &limits), ("requests", &requests)] {
-                    for (resource, value) in wanted {
-                        c["resources"][field][resource] = value.clone();
-                    }
+        let chosen = select_containers(spec, selector);
+        for &(list, i) in &chosen {
+            for (field, wanted) in [("limits", &limits), ("requests", &requests)] {
+                for (resource, value) in wanted {
+                    spec[list][i]["resources"][field][resource] = value.clone();
                 }
             }
         }
-        if !matched {
+        if chosen.is_empty() {
             errors.push(ErrLine::Plain(format!("error: unable to find container named {selector}")));
         }
         let change = Change {

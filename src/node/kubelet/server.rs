@@ -412,12 +412,7 @@ impl Kubelet {
             (Waiting::Logs { options, container_id }, Ok(CriReply::Container(c)))
                 if options.follow && c.state == ContainerState::Running =>
             {
-                let follow =
-                    Follow { container_id, timestamps: options.timestamps, sent_until: ctx.now, chain: ctx.chain };
-                if self.follows.is_empty() {
-                    ctx.timer(FOLLOW_POLL_MS, super::TIMER_FOLLOW);
-                }
-                self.follows.insert((served.from, served.id), follow);
+                self.follow(ctx, (served.from, served.id), container_id, options.timestamps);
                 KubeletReply::LogStream(log_text(&c, &options, ctx.now))
             }
             (Waiting::Logs { options, .. }, Ok(CriReply::Container(c))) => {
@@ -439,11 +434,7 @@ impl Kubelet {
             }),
             (Waiting::Attach { follow: true, container_id }, Ok(CriReply::Attached { output, running: true })) => {
                 // Its output from now on follows, as a followed log's lines do, until the container ends.
-                let follow = Follow { container_id, timestamps: false, sent_until: ctx.now, chain: ctx.chain };
-                if self.follows.is_empty() {
-                    ctx.timer(FOLLOW_POLL_MS, super::TIMER_FOLLOW);
-                }
-                self.follows.insert((served.from, served.id), follow);
+                self.follow(ctx, (served.from, served.id), container_id, false);
                 KubeletReply::LogStream(output.iter().map(|(_, t)| t.as_str()).collect())
             }
             (Waiting::Attach { .. }, Ok(CriReply::Attached { output, .. })) => {
@@ -459,6 +450,15 @@ impl Kubelet {
 }
 
 impl Kubelet {
+    /// Passes on what container `container_id` writes from now on to the apiserver's request `key`, read
+    /// again every [`FOLLOW_POLL_MS`] until the container ends.
+    fn follow(&mut self, ctx: &mut Ctx, key: (ComponentId, u64), container_id: String, timestamps: bool) {
+        if self.follows.is_empty() {
+            ctx.timer(FOLLOW_POLL_MS, super::TIMER_FOLLOW);
+        }
+        self.follows.insert(key, Follow { container_id, timestamps, sent_until: ctx.now, chain: ctx.chain });
+    }
+
     /// Reads every followed log again (containerd's `ContainerStatus` of its container).
     pub(super) fn poll_follows(&mut self, ctx: &mut Ctx) {
         if self.follows.is_empty() {
