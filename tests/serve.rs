@@ -375,6 +375,29 @@ fn the_real_kubectl_execs_over_websocket_with_stdin_and_a_terminal() {
         "'# hostnamx\\x08 \\x08e\\r\\n{name}\\r\\n# echo $HOME\\r\\n/root\\r\\n# exit 5\\r\\ncommand terminated with exit code 5\\r\\n'\n5\n"
     );
     assert_eq!(shown, expected, "{}", String::from_utf8_lossy(&tty.stderr));
+    // The CKA line: a throwaway busybox fetches a Service by name through CoreDNS and kube-proxy's rules.
+    s.kubectl(&["create", "deployment", "web", "--image=nginx"], None);
+    s.kubectl(&["expose", "deployment", "web", "--port=80"], None);
+    s.kubectl_until(&["get", "endpointslices", "-l", "kubernetes.io/service-name=web", "-o", "name"], |o| {
+        !o.is_empty()
+    });
+    s.kubectl_until(&["get", "pods", "-l", "app=web", "--no-headers"], |o| o.contains("Running"));
+    let (out, err, code) = s.kubectl(
+        &["run", "fetch", "--rm", "-i", "--restart=Never", "--image=busybox", "--", "wget", "-qO-", "web"],
+        None,
+    );
+    assert!(out.starts_with("<!DOCTYPE html>") && out.contains("<title>Welcome to nginx!</title>"), "{out}{err}");
+    assert!(out.ends_with("</html>\npod \"fetch\" deleted\n"), "{out}{err}");
+    assert_eq!(code, 0, "{err}");
+    let tty = Command::new("python3")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/kubectl_tty.py"))
+        .args(["", "run", "tmp", "--rm", "-it", "--image=busybox", "--", "wget", "-qO-", "web", "::"])
+        .env("KUBECONFIG", &s.kubeconfig)
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&tty.stdout);
+    assert!(shown.contains("<title>Welcome to nginx!</title>\\r\\n"), "{shown}");
+    assert!(shown.ends_with("</html>\\r\\npod \"tmp\" deleted\\r\\n'\n0\n"), "{shown}");
 }
 
 #[test]

@@ -30,6 +30,7 @@ mod node_recovery;
 mod node_shell;
 mod nodelifecycle;
 mod patch_wait;
+mod pod_network;
 mod pod_processes;
 mod probes;
 mod quota;

@@ -516,6 +516,9 @@ impl Cluster {
                     self.process_exited(&name, vec![id], code, chain);
                 }
                 Lifecycle::Log { text } => self.process_wrote(id, text),
+                Lifecycle::Connect { id: question, ip, searches, call } => {
+                    self.network_call(id, question, &ip, searches, &call, chain)
+                }
             }
         }
     }
@@ -878,6 +881,6 @@ fn message_class(p: &Payload) -> &'static str {
         Payload::Kubelet(_) => "kubelet",
         Payload::Healthz { .. } => "request",
         Payload::HealthzReply { .. } => "response",
-        Payload::ConnectionRefused { .. } | Payload::Disconnected { .. } => "network",
+        Payload::ConnectionRefused { .. } | Payload::Disconnected { .. } | Payload::NetAnswer { .. } => "network",
     }
 }

@@ -1,4 +1,5 @@
-//! The data plane from a node's shell: `iptables-save` of a node's tables and `curl` through them.
+//! The data plane: `iptables-save` of a node's tables, and `curl` and `wget` through them from a node's
+//! shell or a pod.
 //!
 //! A `curl` from node N sends the first packet of a connection the way the node's kernel would: through
 //! N's nat OUTPUT and filter OUTPUT chains (kube-proxy's rules as N's kube-proxy last programmed them).
@@ -9,6 +10,12 @@
 //! address) leaves through the default route and is never answered. At the pod: a ready sandbox with a
 //! running container listening on the port answers (`node::listeners`); a sandbox with nothing listening
 //! resets the connection (refused); no sandbox drops it (timeout). A powered-off node answers nothing.
+//!
+//! A container's process (`wget`, `curl` in `kubectl exec`, a container's command, an attached shell)
+//! starts in its pod instead ([`Origin::Pod`]): its packets enter its node's PREROUTING and FORWARD chains
+//! from the pod's veth, with the pod's address as source; `localhost` and the pod's own address stay in the
+//! pod; names resolve with the pod's own search list. The program's containerd asks
+//! ([`Cluster::network_call`]); the answer reaches it when the program is done.
 //!
 //! Names: the node resolves names as a pod in `default` would (`nameserver 10.96.0.10`, `search
 //! default.svc.cluster.local svc.cluster.local cluster.local`, `ndots:5`); on a real node `/etc/resolv.conf`
@@ -23,15 +30,43 @@ use std::net::Ipv4Addr;
 
 use crate::api::{Kind, Object};
 use crate::dns::{self, Answer, CoreDns};
-use crate::node::curl::{self, Args, Url};
+use crate::node::curl;
 use crate::node::listeners::{self, Exchange, Listener, Service, TlsServer};
+use crate::node::net::{End, Fetched, NetAnswer, NetCall, Reply, Url};
+use crate::node::wget;
 use crate::proxy::packet::{walk, Env, Packet, Verdict};
 use crate::proxy::KubeProxy;
 
 use super::{bootstrap, Cluster, CommandResult, Component};
+use crate::sim::{ChainId, ComponentId, Payload};
 
-/// Linux gives up a connect after its SYN retries (1+2+4+8+16+32+64 s).
-pub const SYN_RETRIES_MS: u64 = 127_000;
+/// Where a connection starts: a node's own network stack, or a pod's network namespace, whose packets
+/// enter its node through the pod's veth (the node's PREROUTING and FORWARD rules, not OUTPUT).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A node (by index): its shell, a host-network pod.
+    Node(usize),
+    /// A pod on `node` with address `ip`, resolving names with `searches` (its `/etc/resolv.conf`).
+    Pod { node: usize, ip: Ipv4Addr, searches: Vec<String> },
+}
+
+impl Origin {
+    /// The source address of its packets.
+    fn address(&self) -> Ipv4Addr {
+        match self {
+            Origin::Node(node) => Cluster::node_addr(*node),
+            Origin::Pod { ip, .. } => *ip,
+        }
+    }
+
+    /// The DNS search list: a node's shell resolves as a pod in `default` would (see the module header).
+    fn searches(&self) -> Vec<String> {
+        match self {
+            Origin::Node(_) => dns::search_list("default"),
+            Origin::Pod { searches, .. } => searches.clone(),
+        }
+    }
+}
 
 /// What one `curl` did: its result, and for tests and the UI where the connection went.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -157,7 +192,7 @@ impl Cluster {
         self.curl_report(node, args).result
     }
 
-    /// `curl` on `node`, with where the connection went.
+    /// `curl` on `node`, with where the connection went. The simulation runs on while curl waits.
     pub fn curl_report(&mut self, node: &str, args: &[&str]) -> CurlReport {
         let mut report = CurlReport {
             result: CommandResult { exit: Some(0), ..Default::default() },
@@ -165,84 +200,104 @@ impl Cluster {
             answered_by: None,
             destination: None,
         };
-        let done = |mut report: CurlReport, output: String, exit: i32| {
-            report.result = CommandResult { output, exit: Some(exit), ..Default::default() };
-            report
-        };
         let Some(from) = self.node_index(node) else {
-            return done(report, format!("unknown node {node:?}\n"), 1);
+            report.result =
+                CommandResult { output: format!("unknown node {node:?}\n"), exit: Some(1), ..Default::default() };
+            return report;
         };
-        let args = match curl::parse(args) {
-            Ok(a) => a,
-            Err((output, code)) => return done(report, output, code),
-        };
-        let url = match curl::parse_url(&args.url) {
-            Ok(u) => u,
-            Err((code, message)) => {
-                let line = curl::error_line(&args, code, &message);
-                return done(report, line, code);
-            }
-        };
-        let limit = match (args.connect_timeout_ms, args.max_time_ms) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        // Name resolution.
-        let (ip, mut elapsed) = match self.resolve_name(from, &url.host, &mut report.rules) {
-            Resolved::Address(ip, ms) => (ip, ms),
-            Resolved::NotFound(ms) => {
-                self.advance_ms(ms);
-                let line = curl::error_line(&args, 6, &format!("Could not resolve host: {}", url.host));
-                return done(report, line, 6);
-            }
-            Resolved::NoServer => {
-                if let Some(max) = args.max_time_ms.filter(|m| *m < dns::RESOLVER_TIMEOUT_MS) {
-                    self.advance_ms(max);
-                    let line = curl::error_line(&args, 28, &format!("Resolving timed out after {max} milliseconds"));
-                    return done(report, line, 28);
-                }
-                self.advance_ms(dns::RESOLVER_TIMEOUT_MS);
-                let line = curl::error_line(&args, 6, &format!("Could not resolve host: {}", url.host));
-                return done(report, line, 6);
-            }
-        };
-        let (reach, hops) = self.connect(from, ip, url.port, "tcp", &mut report.rules);
-        elapsed += hops;
-        let failed = |host: &str, ms: u64, why: &str| {
-            format!("Failed to connect to {host} port {} after {ms} ms: {why}", url.port)
-        };
-        match reach {
-            Reach::Refused => {
-                self.advance_ms(elapsed);
-                let line = curl::error_line(&args, 7, &failed(&url.host, elapsed, "Couldn't connect to server"));
-                done(report, line, 7)
-            }
-            Reach::Dropped => {
-                let (ms, why) = match limit {
-                    Some(l) => (l, "Timeout was reached"),
-                    None => (elapsed + SYN_RETRIES_MS, "Couldn't connect to server"),
-                };
-                self.advance_ms(ms);
-                let line = curl::error_line(&args, 28, &failed(&url.host, ms, why));
-                done(report, line, 28)
-            }
-            Reach::Connected { peer, listener, at } => {
-                report.destination = Some(at);
-                report.answered_by = peer.as_ref().map(|p| format!("{}/{}", p.namespace, p.name));
-                self.advance_ms(elapsed + hops + 1);
-                let (output, code) = self.exchange(from, &args, &url, peer.as_ref(), &listener);
-                done(report, output, code)
-            }
+        let origin = Origin::Node(from);
+        let (answer, fetched) = curl::run(args, |url, agent| self.fetch(&origin, url, agent));
+        if let Some(f) = fetched {
+            report.rules = f.rules;
+            report.answered_by = f.answered_by;
+            report.destination = f.destination;
+        }
+        self.advance_ms(answer.after_ms);
+        let output = answer.output.into_iter().map(|(_, text)| text).collect();
+        report.result = CommandResult { output, exit: Some(answer.exit_code), ..Default::default() };
+        report
+    }
+
+    /// A network program (`curl`, `wget`) a container's process runs in the pod at `origin`: what it
+    /// prints and how long it takes. The clock does not move: the runtime answers the process when it is
+    /// time.
+    pub fn run_network_program(&mut self, origin: &Origin, call: &NetCall) -> NetAnswer {
+        let words: Vec<&str> = call.argv.iter().skip(1).map(String::as_str).collect();
+        let program = call.argv.first().map(|p| p.rsplit('/').next().unwrap_or(p)).unwrap_or("");
+        match program {
+            "wget" => wget::run(&words, |url, agent| self.fetch(origin, url, agent)).0,
+            _ => curl::run(&words, |url, agent| self.fetch(origin, url, agent)).0,
         }
     }
 
-    /// What the listener sends back for curl's request: the output and curl's exit code.
-    fn exchange(&self, from: usize, args: &Args, url: &Url, peer: Option<&Peer>, listener: &Listener) -> (String, i32) {
-        let error = |code: i32, message: &str| (curl::error_line(args, code, message), code);
+    /// A process of the pod at `ip`, on the machine of component `component` (its containerd), runs the
+    /// network program `call`: the answer reaches the component when the program is done.
+    pub(super) fn network_call(
+        &mut self,
+        component: ComponentId,
+        question: u64,
+        ip: &str,
+        searches: Vec<String>,
+        call: &NetCall,
+        chain: ChainId,
+    ) {
+        let node = self.kernel.name(component).split('/').next().unwrap_or("").to_string();
+        let answer = match (self.node_index(&node), ip.parse::<Ipv4Addr>()) {
+            (Some(index), Ok(ip)) if ip == Cluster::node_addr(index) => {
+                self.run_network_program(&Origin::Node(index), call)
+            }
+            (Some(index), Ok(ip)) => self.run_network_program(&Origin::Pod { node: index, ip, searches }, call),
+            _ => NetAnswer { output: vec![(true, "network is unreachable\n".into())], exit_code: 1, after_ms: 0 },
+        };
+        let after = answer.after_ms;
+        let payload = Payload::NetAnswer { id: question, answer: Box::new(answer) };
+        self.kernel.answer_from_network(component, payload, after, chain);
+    }
+
+    /// One HTTP request from `origin` to `url`: the name resolved through kube-dns, the first packets
+    /// walked through the nodes' rules, the server's answer. The clock does not move.
+    pub fn fetch(&mut self, origin: &Origin, url: &Url, user_agent: &str) -> Fetched {
+        let mut f = Fetched {
+            address: None,
+            end: End::Dropped,
+            connect_ms: 0,
+            reply_ms: 0,
+            rules: Vec::new(),
+            answered_by: None,
+            destination: None,
+        };
+        let (ip, dns_ms) = match self.resolve_name(origin, &url.host, &mut f.rules) {
+            Resolved::Address(ip, ms) => (ip, ms),
+            Resolved::NotFound(ms) => {
+                (f.end, f.connect_ms) = (End::NoSuchHost, ms);
+                return f;
+            }
+            Resolved::NoServer => {
+                f.end = End::NoDnsServer;
+                return f;
+            }
+        };
+        f.address = Some(ip);
+        let (reach, hops) = self.connect(origin, ip, url.port, "tcp", &mut f.rules);
+        f.connect_ms = dns_ms + hops;
+        match reach {
+            Reach::Refused => f.end = End::Refused,
+            Reach::Dropped => f.end = End::Dropped,
+            Reach::Connected { peer, listener, at } => {
+                f.destination = Some(at);
+                f.answered_by = peer.as_ref().map(|p| format!("{}/{}", p.namespace, p.name));
+                f.reply_ms = f.connect_ms + hops + 1;
+                let client = origin.address().to_string();
+                f.end = End::Answered(self.exchange(&client, url, user_agent, peer.as_ref(), &listener));
+            }
+        }
+        f
+    }
+
+    /// What the listener sends back for an HTTP request for `url` from `client`.
+    fn exchange(&self, client: &str, url: &Url, user_agent: &str, peer: Option<&Peer>, listener: &Listener) -> Reply {
         match &listener.service {
-            Service::Http(_) if url.https => error(35, curl::WRONG_VERSION),
             Service::Http(body) => {
-                let client = Cluster::node_addr(from).to_string();
                 let host = url.host_header();
                 let (namespace, pod, ip) = match peer {
                     Some(p) => (p.namespace.clone(), p.name.clone(), p.ip.to_string()),
@@ -255,33 +310,35 @@ impl Cluster {
                     port: listener.port,
                     host: &host,
                     path: &url.path,
-                    client: &client,
+                    client,
+                    user_agent,
                 };
-                (listeners::http_body(body, &x), 0)
+                Reply::Http(listeners::http_body(body, &x))
             }
-            Service::NotHttp | Service::Dns => error(52, "Empty reply from server"),
-            Service::Https(_) if !url.https => ("Client sent an HTTP request to an HTTPS server.\n".into(), 0),
-            Service::Https(_) if !args.insecure => error(60, curl::CERT_PROBLEM),
-            Service::Https(TlsServer::Kubelet) => ("Unauthorized\n".into(), 0),
+            Service::NotHttp | Service::Dns => Reply::NotHttp,
+            Service::Https(TlsServer::Kubelet) => {
+                Reply::Tls { status: "401 Unauthorized", body: "Unauthorized\n".into() }
+            }
             Service::Https(_) => {
                 let path = url.path.split('?').next().unwrap_or("/");
                 match path {
-                    "/healthz" | "/livez" | "/readyz" => ("ok".into(), 0),
-                    _ => (forbidden_path(path), 0),
+                    "/healthz" | "/livez" | "/readyz" => Reply::Tls { status: "200 OK", body: "ok".into() },
+                    _ => Reply::Tls { status: "403 Forbidden", body: forbidden_path(path) },
                 }
             }
         }
     }
 
-    /// Resolves `host` from node `from`: an address as is, `localhost`, or a name through kube-dns.
-    fn resolve_name(&mut self, from: usize, host: &str, rules: &mut Vec<String>) -> Resolved {
+    /// Resolves `host` from `origin`: an address as is, `localhost`, or a name through kube-dns with the
+    /// origin's search list.
+    fn resolve_name(&mut self, origin: &Origin, host: &str, rules: &mut Vec<String>) -> Resolved {
         if let Ok(ip) = host.parse::<Ipv4Addr>() {
             return Resolved::Address(ip, 0);
         }
         if host == "localhost" {
             return Resolved::Address(Ipv4Addr::LOCALHOST, 0);
         }
-        let (reach, ms) = self.connect(from, dns::KUBE_DNS_IP, 53, "udp", rules);
+        let (reach, ms) = self.connect(origin, dns::KUBE_DNS_IP, 53, "udp", rules);
         let serving = self.coredns().is_some_and(CoreDns::synced)
             && self.kernel.id("coredns").is_some_and(|id| self.kernel.is_running(id));
         match reach {
@@ -289,7 +346,7 @@ impl Cluster {
             Reach::Connected { listener, .. } if listener.service == Service::Dns && serving => {
                 let Some(id) = self.kernel.id("coredns") else { return Resolved::NoServer };
                 let mut rng = self.rngs[id.0 as usize].clone();
-                let names = dns::candidates(host, &dns::search_list("default"), 5);
+                let names = dns::candidates(host, &origin.searches(), 5);
                 let answer = names.iter().find_map(|n| match self.coredns().map(|d| d.answer(n, &mut rng)) {
                     Some(Answer::A(ips)) => ips.first().copied(),
                     _ => None,
@@ -304,25 +361,29 @@ impl Cluster {
         }
     }
 
-    /// Sends the first packet of a connection from node `from`; returns how it ended and the time the hops
+    /// Sends the first packet of a connection from `origin`; returns how it ended and the time the hops
     /// took.
     fn connect(
         &mut self,
-        from: usize,
+        origin: &Origin,
         dst: Ipv4Addr,
         dport: u16,
         protocol: &str,
         rules: &mut Vec<String>,
     ) -> (Reach, u64) {
-        let mut packet = Packet {
-            src: Cluster::node_addr(from),
-            dst,
-            dport,
-            protocol: protocol.to_string(),
-            mark: 0,
-            dnatted: false,
+        let mut packet =
+            Packet { src: origin.address(), dst, dport, protocol: protocol.to_string(), mark: 0, dnatted: false };
+        let (mut at, mut hook, mut bounced) = match origin {
+            Origin::Node(node) => (*node, Hook::Output, false),
+            // A pod's own addresses stay inside its network namespace.
+            Origin::Pod { node, ip, .. } if dst.is_loopback() || dst == *ip => {
+                packet.dst = *ip;
+                return (self.deliver(*node, &packet), 0);
+            }
+            // Its packets leave through its veth into the node, which routes them (PREROUTING, FORWARD).
+            Origin::Pod { node, .. } => (*node, Hook::Prerouting, false),
         };
-        let (mut at, mut hook, mut hops) = (from, Hook::Output, 0);
+        let mut hops = 0;
         loop {
             match self.traverse(at, hook, &mut packet, rules) {
                 Verdict::Reject => return (Reach::Refused, hops),
@@ -337,10 +398,10 @@ impl Cluster {
             };
             hops += u64::from(next != at);
             // Another node's address goes through that node's PREROUTING rules (NodePorts), once.
-            if hook == Hook::Prerouting || next == at || packet.dst != Cluster::node_addr(next) {
+            if bounced || next == at || packet.dst != Cluster::node_addr(next) {
                 return (self.deliver(next, &packet), hops);
             }
-            (at, hook) = (next, Hook::Prerouting);
+            (at, hook, bounced) = (next, Hook::Prerouting, true);
             packet.mark = 0;
         }
     }

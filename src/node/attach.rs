@@ -9,6 +9,7 @@
 //! shell (busybox's `ash`, `dash`, `bash`).
 
 use super::exec::{self, ExecRun};
+use super::net::{NetAnswer, NetCall};
 use super::runtime::{Container, Sandbox};
 use crate::sim::SimTime;
 
@@ -21,6 +22,9 @@ pub struct Fed {
     pub last_code: i32,
     /// It ended, with this code: an `exit`, or the end of its input.
     pub exit: Option<i32>,
+    /// A line ran a network program the runtime has no answer for yet: the call (see
+    /// [`exec::ExecDone::needs`]). The rest of this result means nothing until that answer is in.
+    pub needs: Option<NetCall>,
 }
 
 /// A line of input to the shell `shell` of `container`: the input `stdin` (lines ending in `\n`), after
@@ -36,6 +40,8 @@ pub struct Input<'a> {
     pub now: SimTime,
     /// containerd's id for the process of each line (named in a failure).
     pub exec_id: &'a str,
+    /// The network's answers to the network programs the lines run, in order (see [`ExecRun::net`]).
+    pub net: &'a [NetAnswer],
 }
 
 /// Runs the lines of `input` in the shell.
@@ -50,6 +56,7 @@ pub fn feed(input: &Input) -> Fed {
             fed.output.push((stderr, text.to_string()));
         }
     };
+    let mut used = 0;
     for line in input.stdin.lines() {
         if input.tty {
             write(&mut fed, false, &format!("{line}\n"));
@@ -63,9 +70,15 @@ pub fn feed(input: &Input) -> Fed {
                 stdin: None,
                 tty: input.tty,
                 now: input.now,
+                net: input.net.get(used..).unwrap_or_default(),
             };
             match exec::exec_sync(&run, input.exec_id) {
+                Ok(done) if done.needs.is_some() => {
+                    fed.needs = done.needs.map(|(_, call)| call);
+                    return fed;
+                }
                 Ok(done) => {
+                    used += done.net_used;
                     for (stderr, text) in &done.output {
                         write(&mut fed, *stderr, text);
                     }
@@ -114,6 +127,7 @@ mod tests {
             last_code: 0,
             now: SimTime::ZERO,
             exec_id: "e",
+            net: &[],
         })
     }
 

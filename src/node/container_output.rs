@@ -135,6 +135,20 @@ impl Output {
             .collect()
     }
 
+    /// What the process prints next, `offset_ms` after its start (the rest of a script that waited for the
+    /// network): its lines after the ones so far, its loop instead of any.
+    pub fn append_shifted(&mut self, next: Output, offset_ms: u64) {
+        let shifted = next.once.iter().map(|p| Planned { after_ms: p.after_ms.saturating_add(offset_ms), ..p.clone() });
+        let mut all: Vec<Planned> = self.once.iter().cloned().collect();
+        all.extend(shifted);
+        self.once = Arc::new(all);
+        if let Some(r) = next.repeat {
+            let mut r = (*r).clone();
+            r.from_ms = r.from_ms.saturating_add(offset_ms);
+            self.repeat = Some(Arc::new(r));
+        }
+    }
+
     /// Lines that come first, before any the command prints (the annotation's).
     pub fn prepend(&mut self, lines: Vec<Planned>) {
         let mut all = lines;

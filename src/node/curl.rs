@@ -5,6 +5,7 @@
 //! combined short flags (`-sS`, `-sSk`). Errors: `curl: (N) message` on standard error unless `-s` without
 //! `-S`; the exit code is N.
 
+use super::net::{End, Fetched, NetAnswer, Reply, Url, SYN_RETRIES_MS};
 use super::os;
 
 /// A parsed command line.
@@ -16,27 +17,6 @@ pub struct Args {
     pub insecure: bool,
     pub max_time_ms: Option<u64>,
     pub connect_timeout_ms: Option<u64>,
-}
-
-/// A parsed URL.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Url {
-    pub https: bool,
-    pub host: String,
-    pub port: u16,
-    pub path: String,
-}
-
-impl Url {
-    /// The `Host` header curl sends.
-    pub fn host_header(&self) -> String {
-        let default = if self.https { 443 } else { 80 };
-        if self.port == default {
-            self.host.clone()
-        } else {
-            format!("{}:{}", self.host, self.port)
-        }
-    }
 }
 
 const TRY_HELP: &str = "curl: try 'curl --help' or 'curl --manual' for more information\n";
@@ -138,6 +118,65 @@ pub fn parse_url(url: &str) -> Result<Url, (i32, String)> {
         return Err((3, "URL rejected: No host part in the URL".into()));
     }
     Ok(Url { https, host: host.to_ascii_lowercase(), port, path })
+}
+
+/// Runs curl with its arguments (without the program name); `fetch` is the network, asked once for the URL
+/// with curl's User-Agent. Gives what curl printed and how long it ran, and what the network did, if asked.
+pub fn run(words: &[&str], fetch: impl FnOnce(&Url, &str) -> Fetched) -> (NetAnswer, Option<Fetched>) {
+    let args = match parse(words) {
+        Ok(a) => a,
+        Err((output, code)) => {
+            return (NetAnswer { output: vec![(code != 0, output)], exit_code: code, after_ms: 0 }, None)
+        }
+    };
+    let url = match parse_url(&args.url) {
+        Ok(u) => u,
+        Err((code, message)) => return (failure(&args, code, &message, 0), None),
+    };
+    let limit = match (args.connect_timeout_ms, args.max_time_ms) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    let fetched = fetch(&url, &os::curl_user_agent());
+    let failed =
+        |ms: u64, why: &str| format!("Failed to connect to {} port {} after {ms} ms: {why}", url.host, url.port);
+    let unresolved = format!("Could not resolve host: {}", url.host);
+    let answer = match &fetched.end {
+        End::NoSuchHost => failure(&args, 6, &unresolved, fetched.connect_ms),
+        End::NoDnsServer => match args.max_time_ms.filter(|m| *m < crate::dns::RESOLVER_TIMEOUT_MS) {
+            Some(max) => failure(&args, 28, &format!("Resolving timed out after {max} milliseconds"), max),
+            None => failure(&args, 6, &unresolved, crate::dns::RESOLVER_TIMEOUT_MS),
+        },
+        End::Refused => {
+            let ms = fetched.connect_ms;
+            failure(&args, 7, &failed(ms, "Couldn't connect to server"), ms)
+        }
+        End::Dropped => {
+            let (ms, why) = match limit {
+                Some(l) => (l, "Timeout was reached"),
+                None => (fetched.connect_ms + SYN_RETRIES_MS, "Couldn't connect to server"),
+            };
+            failure(&args, 28, &failed(ms, why), ms)
+        }
+        End::Answered(reply) => {
+            let ms = fetched.reply_ms;
+            let body = |text: &str| NetAnswer { output: vec![(false, text.to_string())], exit_code: 0, after_ms: ms };
+            match reply {
+                Reply::Http(_) if url.https => failure(&args, 35, WRONG_VERSION, ms),
+                Reply::Http(text) => body(text),
+                Reply::NotHttp => failure(&args, 52, "Empty reply from server", ms),
+                Reply::Tls { .. } if !url.https => body("Client sent an HTTP request to an HTTPS server.\n"),
+                Reply::Tls { .. } if !args.insecure => failure(&args, 60, CERT_PROBLEM, ms),
+                Reply::Tls { body: text, .. } => body(text),
+            }
+        }
+    };
+    (answer, Some(fetched))
+}
+
+/// curl ending with libcurl error `code` after `ms`.
+fn failure(args: &Args, code: i32, message: &str, ms: u64) -> NetAnswer {
+    NetAnswer { output: vec![(true, error_line(args, code, message))], exit_code: code, after_ms: ms }
 }
 
 /// A libcurl error as curl prints it (`curl: (7) Failed to connect …`), or nothing under `-s` alone.

@@ -11,14 +11,18 @@
 //!   quotes, `$VAR`, `$(COMMAND)`, `exit N`, `> /dev/null`, `2>&1`).
 //! - Files the container's command creates with `touch` and removes with `rm` exist for `cat` and `ls`
 //!   exactly while the script has them (see [`super::runtime`]).
+//! - `wget` and `curl` (where the image has them) go to the cluster's network: the command stops at the
+//!   first one the runtime has no answer for ([`ExecDone::needs`]); the runtime asks the network and runs
+//!   the command again from its start with the answers ([`ExecRun::net`]).
 //! - An executable the image does not have fails with the OCI runtime's error; one it has but kubeglass
-//!   does not simulate (`curl`, `nslookup`, `ps`, …) says so on stderr and exits 126.
+//!   does not simulate (`nslookup`, `ps`, …) says so on stderr and exits 126.
 //!
 //! Counterpart: containerd's `ExecSync`/`Exec` (`internal/cri/server/container_execsync.go`) with runc.
 
 use std::sync::Arc;
 
 use super::container_output;
+use super::net::{NetAnswer, NetCall};
 use super::os;
 use super::runtime::{normalize, Container, Sandbox};
 use crate::sim::SimTime;
@@ -47,6 +51,9 @@ pub struct ExecRun<'a> {
     pub stdin: Option<&'a str>,
     pub tty: bool,
     pub now: SimTime,
+    /// The network's answers to the network programs (`wget`, `curl`) the command runs, in order, as far
+    /// as the runtime has them.
+    pub net: &'a [NetAnswer],
 }
 
 /// What the command wrote (in order; `true` marks stderr), how it exited and how long it ran.
@@ -57,6 +64,11 @@ pub struct ExecDone {
     pub after_ms: u64,
     /// The shell ended on an `exit` (rather than at the end of its script).
     pub exited: bool,
+    /// The command reached a network program the runtime has no answer for yet: its call, and when
+    /// (ms after the start). The rest of this result means nothing until that answer is in.
+    pub needs: Option<(u64, NetCall)>,
+    /// How many of [`ExecRun::net`]'s answers it used.
+    pub net_used: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,7 +126,7 @@ impl Image {
         let base = repo.rsplit('/').next().unwrap_or(repo).to_string();
         let userland = if base == "busybox" {
             Userland::Busybox
-        } else if base == "alpine" || tag.contains("alpine") {
+        } else if base == "alpine" || tag.contains("alpine") || repo == "docker.io/curlimages/curl" {
             Userland::Alpine
         } else if repo.starts_with("docker.io/") && !repo.contains("distroless") {
             Userland::Debian
@@ -128,8 +140,12 @@ impl Image {
     fn has(&self, name: &str) -> bool {
         match self.userland {
             Userland::Bare => self.own_binaries().contains(&name),
-            Userland::Busybox | Userland::Alpine => {
-                name != "bash" && (SIMULATED.contains(&name) || BUSYBOX_TOOLS.contains(&name))
+            Userland::Busybox => name != "bash" && (SIMULATED.contains(&name) || BUSYBOX_TOOLS.contains(&name)),
+            Userland::Alpine => {
+                name != "bash"
+                    && (SIMULATED.contains(&name)
+                        || BUSYBOX_TOOLS.contains(&name)
+                        || self.own_binaries().contains(&name))
             }
             Userland::Debian => {
                 SIMULATED.contains(&name) || DEBIAN_TOOLS.contains(&name) || self.own_binaries().contains(&name)
@@ -224,8 +240,8 @@ pub fn exec_sync(run: &ExecRun, exec_id: &str) -> Result<ExecDone, String> {
         sh.code = code;
     }
     let (exit_code, after_ms) = (sh.code, sh.ms);
-    let exited = sh.exited;
-    Ok(ExecDone { output: sh.joined(), exit_code, after_ms, exited })
+    let (exited, needs, net_used) = (sh.exited, sh.needs.take(), sh.net_next);
+    Ok(ExecDone { output: sh.joined(), exit_code, after_ms, exited, needs, net_used })
 }
 
 /// The OCI runtime's error for a process that could not be started, as containerd wraps it.
@@ -277,6 +293,10 @@ struct Shell<'a> {
     exited: bool,
     /// What is left of the exec's stdin for the commands to read (none when it was the shell's script).
     stdin: Option<String>,
+    /// How many of the network's answers were used.
+    net_next: usize,
+    /// The network program it reached without an answer, and when (ms after its start).
+    needs: Option<(u64, NetCall)>,
 }
 
 /// Shell tokens.
@@ -298,7 +318,20 @@ impl<'a> Shell<'a> {
         vars.push(("HOME".into(), "/root".into()));
         let flavour = if image.busybox_like() { Flavour::Ash } else { Flavour::Dash };
         let stdin = run.stdin.map(str::to_string);
-        Shell { run, image, flavour, vars, output: Vec::new(), code: 0, ms: 0, line: 1, exited: false, stdin }
+        Shell {
+            run,
+            image,
+            flavour,
+            vars,
+            output: Vec::new(),
+            code: 0,
+            ms: 0,
+            line: 1,
+            exited: false,
+            stdin,
+            net_next: 0,
+            needs: None,
+        }
     }
 
     /// Writes to stdout or (`err`) stderr.
@@ -565,8 +598,31 @@ impl<'a> Shell<'a> {
                 code
             }
             "ls" => self.ls(args),
+            "wget" | "curl" => self.network(argv),
             other if SIMULATED.contains(&other) || SHELLS.contains(&other) => self.not_simulated(&argv.join(" ")),
             other => self.not_simulated(other),
+        }
+    }
+
+    /// A network program: the network's answer when the runtime has it; otherwise the run stops here and
+    /// asks for it (the runtime runs the command again, from its start, once the answer is in).
+    fn network(&mut self, argv: &[String]) -> i32 {
+        if self.needs.is_some() {
+            return 0;
+        }
+        match self.run.net.get(self.net_next) {
+            Some(answer) => {
+                self.net_next += 1;
+                for (stderr, text) in &answer.output {
+                    self.write(*stderr, text);
+                }
+                self.ms = self.ms.saturating_add(answer.after_ms);
+                answer.exit_code
+            }
+            None => {
+                self.needs = Some((self.ms, NetCall { argv: argv.to_vec() }));
+                0
+            }
         }
     }
 
@@ -973,7 +1029,8 @@ mod tests {
         let c = test_container(image, env);
         let s = sandbox();
         let cmd: Vec<String> = cmd.iter().map(|w| w.to_string()).collect();
-        let run = ExecRun { container: &c, sandbox: Some(&s), cmd: &cmd, stdin, tty: false, now: SimTime::ZERO };
+        let run =
+            ExecRun { container: &c, sandbox: Some(&s), cmd: &cmd, stdin, tty: false, now: SimTime::ZERO, net: &[] };
         exec_sync(&run, "e1").map(|d| (d.output.iter().map(|(_, t)| t.as_str()).collect(), d.exit_code, d.after_ms))
     }
 

@@ -137,6 +137,8 @@ pub struct Exchange<'a> {
     pub host: &'a str,
     pub path: &'a str,
     pub client: &'a str,
+    /// The client's `User-Agent` header.
+    pub user_agent: &'a str,
 }
 
 /// The body an HTTP listener sends for one request.
@@ -153,7 +155,7 @@ pub fn http_body(body: &Body, x: &Exchange) -> String {
             client_port(x),
             x.path,
             x.host,
-            super::os::curl_user_agent()
+            x.user_agent
         ),
         Body::Generic => format!("kubeglass: {}/{} ({}) answered on port {}\n", x.namespace, x.pod, x.pod_ip, x.port),
     }
@@ -203,6 +205,7 @@ mod tests {
             host: "web",
             path: "/",
             client: "192.168.56.11",
+            user_agent: "curl/8.5.0",
         };
         let who = http_body(&Body::Whoami, &x);
         assert!(who

@@ -10,6 +10,7 @@ pub mod exec;
 pub mod journal;
 pub mod kubelet;
 pub mod listeners;
+pub mod net;
 pub mod os;
 pub mod runtime;
 pub mod shell;
@@ -18,6 +19,7 @@ pub mod systemd;
 pub mod units;
 pub mod usage;
 pub mod volumes;
+pub mod wget;
 
 pub use kubelet::server::{KubeletCall, KubeletMessage, KubeletReply, LogOptions, ResourceMetrics};
 pub use kubelet::{Kubelet, KubeletConfig};

@@ -28,6 +28,11 @@
 //!   `resources.limits.memory` is ended by the kernel's OOM killer then: exit code 137, reason OOMKilled.
 //! - What containers print, and when, is in [`super::container_output`]; commands run with `ExecSync` are
 //!   simulated by [`super::exec`].
+//! - Network programs (`wget`, `curl`): the process's packets leave the pod, so containerd hands the
+//!   program's command line to the network ([`Ctx::connect`], answered by the cluster's data plane with a
+//!   [`Payload::NetAnswer`] once the program is done). A script's statement waits for it and the rest of
+//!   the script goes on after (`$?` is the program's status); an ExecSync or Attach call runs again from
+//!   its start with the answers so far ([`NetWait::Call`]). A `while` loop's network programs are not run.
 //!
 //! Stopping: images that handle SIGTERM stop at once (exit 0); shell-like workloads (PID 1 ignores
 //! SIGTERM) are killed when the timeout ends (exit 137).
@@ -53,6 +58,7 @@ use crate::sim::{ComponentId, Ctx, Payload, SimTime};
 
 use super::container_output::{self, LogLine, Output, Planned, Repeat, Stream};
 use super::exec::{DnsConfig, Env};
+use super::net::{is_network_program, NetAnswer, NetCall};
 
 /// A CRI call, its answer, or containerd's event stream.
 #[derive(Debug, Clone, PartialEq)]
@@ -184,6 +190,8 @@ pub enum CriReply {
     Attached {
         output: Vec<(bool, String)>,
         running: bool,
+        /// The process reads its stdin (a shell on an open stdin); any other ignores what is written there.
+        reads_stdin: bool,
     },
 }
 
@@ -298,12 +306,15 @@ impl Container {
     }
 
     /// Appends what the main process wrote at `now` to its log: each complete line (without the terminal's
-    /// carriage return); a trailing partial line (a prompt) waits for the rest of its line.
+    /// carriage return); a shell's trailing partial line (a prompt) waits for the rest of its line, anything
+    /// else's is a line of its own (the CRI log marks it partial).
     fn log_output(&mut self, output: &[(bool, String)], now: SimTime) {
         for (stderr, text) in output {
             let stream = if *stderr { Stream::Stderr } else { Stream::Stdout };
-            let Some(shell) = self.workload.stdin_shell.as_mut() else { return };
-            let mut rest = std::mem::take(&mut shell.partial);
+            let mut rest = match self.workload.stdin_shell.as_mut() {
+                Some(shell) => std::mem::take(&mut shell.partial),
+                None => String::new(),
+            };
             rest.push_str(text);
             let mut lines: Vec<&str> = rest.split('\n').collect();
             let partial = lines.pop().unwrap_or("").to_string();
@@ -311,7 +322,11 @@ impl Container {
                 let text = line.strip_suffix('\r').unwrap_or(line).to_string();
                 self.written.push(LogLine { at: now, stream, text });
             }
-            shell.partial = partial;
+            match self.workload.stdin_shell.as_mut() {
+                Some(shell) => shell.partial = partial,
+                None if partial.is_empty() => {}
+                None => self.written.push(LogLine { at: now, stream, text: partial }),
+            }
         }
     }
 
@@ -341,6 +356,17 @@ pub struct Workload {
     /// A shell reading its commands from the container's open stdin (`stdin: true` and no script). It runs
     /// until its input ends or it runs `exit`.
     pub stdin_shell: Option<Box<StdinShell>>,
+    /// Its script reaches a network program (`wget`, `curl`) this many ms after its start: the program's
+    /// call, and the rest of the script, which goes on once the network has answered.
+    pub network: Option<Box<NetStep>>,
+}
+
+/// A network program a container's script runs, and what the script does after it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NetStep {
+    pub at_ms: u64,
+    pub call: NetCall,
+    pub rest: String,
 }
 
 /// A container's main process that is a shell reading its open stdin.
@@ -359,7 +385,16 @@ pub struct StdinShell {
 
 impl Workload {
     fn new(ends: Option<(u64, i32)>, handles_sigterm: bool, output: Output) -> Workload {
-        Workload { ends, handles_sigterm, output, files: Vec::new(), memory: None, oom: false, stdin_shell: None }
+        Workload {
+            ends,
+            handles_sigterm,
+            output,
+            files: Vec::new(),
+            memory: None,
+            oom: false,
+            stdin_shell: None,
+            network: None,
+        }
     }
 }
 
@@ -372,6 +407,7 @@ pub const PAUSE_IMAGE: &str = "registry.k8s.io/pause:3.10";
 /// Timer tokens: a pull finishing (`PULL_BASE + n`), a container exiting (`EXIT_BASE + n`).
 const PULL_BASE: u64 = 1 << 40;
 const EXIT_BASE: u64 = 2 << 40;
+const NET_BASE: u64 = 3 << 40;
 
 /// The node's containerd.
 #[derive(Debug)]
@@ -401,9 +437,35 @@ pub struct Containerd {
     /// zero, before the kubelet has created its container): the container that starts it next logs them.
     early_lines: BTreeMap<String, Vec<LogLine>>,
     journal: Journal,
+    /// Processes waiting for the network to answer a program they run, by the id of the question.
+    net_waits: BTreeMap<u64, NetWait>,
+    /// Network questions asked after a delay (the script sleeps first): timer token → question id, pod
+    /// sandbox and call.
+    net_later: BTreeMap<u64, (u64, String, NetCall)>,
+    next_net: u64,
+    /// The call being run again with the network's answers so far (see [`NetWait::Call`]).
+    replay: Option<Replay>,
 }
 
 type Delayed = (ComponentId, u64, Result<CriReply, String>);
+
+/// A process waiting for the network's answer to a program it runs.
+#[derive(Debug, Clone)]
+enum NetWait {
+    /// An ExecSync or Attach call: it runs again from its start with every answer so far once the next
+    /// one is in (commands are deterministic, so it gets as far again and further).
+    Call { from: ComponentId, id: u64, call: Box<CriCall>, replay: Replay },
+    /// A container's main process: the rest of its script runs after the answer.
+    Main { cid: String, rest: String },
+}
+
+/// What a call run again already has: the network's answers, its start, and its process id.
+#[derive(Debug, Clone, Default)]
+struct Replay {
+    answers: Vec<NetAnswer>,
+    started: SimTime,
+    exec_id: String,
+}
 
 impl Containerd {
     /// containerd on a node with `node_ip`, CNI handing out addresses from `10.244.<index>.0/24`, and the
@@ -425,6 +487,10 @@ impl Containerd {
             processes: BTreeMap::new(),
             early_lines: BTreeMap::new(),
             journal: Journal::new("containerd"),
+            net_waits: BTreeMap::new(),
+            net_later: BTreeMap::new(),
+            next_net: 0,
+            replay: None,
         };
         for image in std::iter::once(&PAUSE_IMAGE).chain(preloaded) {
             let img = image_info(image);
@@ -533,11 +599,103 @@ impl Containerd {
     }
 
     pub fn on_message(&mut self, ctx: &mut Ctx, from: ComponentId, payload: Payload) {
+        if let Payload::NetAnswer { id, answer } = payload {
+            self.network_answered(ctx, id, *answer);
+            return;
+        }
         let Payload::Cri(m) = payload else { return };
         let CriMessage::Request { id, call } = *m else { return };
         if let Some(result) = self.handle(ctx, from, id, call) {
             ctx.send(from, Payload::Cri(Box::new(CriMessage::Reply { id, result })));
         }
+    }
+
+    /// Asks the network to run `call` for a process of sandbox `sandbox_id`, `after_ms` from now; `wait` is
+    /// what happens with the answer.
+    fn ask_network(&mut self, ctx: &mut Ctx, sandbox_id: &str, after_ms: u64, call: NetCall, wait: NetWait) {
+        self.next_net += 1;
+        let question = self.next_net;
+        self.net_waits.insert(question, wait);
+        if after_ms == 0 {
+            self.connect(ctx, question, sandbox_id, call);
+        } else {
+            self.next_timer += 1;
+            let token = NET_BASE + self.next_timer;
+            self.net_later.insert(token, (question, sandbox_id.to_string(), call));
+            ctx.timer_in_chain(after_ms, token);
+        }
+    }
+
+    fn connect(&self, ctx: &mut Ctx, question: u64, sandbox_id: &str, call: NetCall) {
+        let sandbox = self.sandboxes.get(sandbox_id);
+        let ip = sandbox.map(|s| s.ip.as_str()).unwrap_or("");
+        let searches = sandbox.and_then(|s| s.dns.as_ref()).map(|d| d.searches.clone()).unwrap_or_default();
+        ctx.connect(question, ip, searches, call);
+    }
+
+    /// The network answered question `question`: the call runs again with it, or the main process goes on.
+    fn network_answered(&mut self, ctx: &mut Ctx, question: u64, answer: NetAnswer) {
+        match self.net_waits.remove(&question) {
+            Some(NetWait::Call { from, id, call, mut replay }) => {
+                replay.answers.push(answer);
+                self.replay = Some(replay);
+                let result = self.handle(ctx, from, id, *call);
+                self.replay = None;
+                if let Some(result) = result {
+                    ctx.send(from, Payload::Cri(Box::new(CriMessage::Reply { id, result })));
+                }
+            }
+            Some(NetWait::Main { cid, rest }) => self.main_goes_on(ctx, &cid, answer, &rest),
+            None => {}
+        }
+    }
+
+    /// A container's main process got the answer of its network program: it writes it, then the rest of
+    /// its script runs (or, with none, the process ends with the program's exit code).
+    fn main_goes_on(&mut self, ctx: &mut Ctx, cid: &str, answer: NetAnswer, rest: &str) {
+        let Some(c) = self.containers.get_mut(cid) else { return };
+        if c.state != ContainerState::Running {
+            return;
+        }
+        let offset = ctx.now.since(c.started_at.unwrap_or(ctx.now));
+        let written: Vec<Planned> = answer
+            .output
+            .iter()
+            .flat_map(|(stderr, text)| {
+                let stream = if *stderr { Stream::Stderr } else { Stream::Stdout };
+                text.lines().map(move |line| Planned {
+                    after_ms: 0,
+                    stream,
+                    text: container_output::Text::Plain(line.into()),
+                })
+            })
+            .collect();
+        c.workload.output.append_shifted(Output::new(written, None), offset);
+        let next = if rest.trim().is_empty() {
+            Workload::new(Some((0, answer.exit_code)), false, Output::default())
+        } else {
+            // `$?` in what follows is the program's status.
+            run_script(&rest.replace("$?", &answer.exit_code.to_string()))
+        };
+        c.workload.output.append_shifted(next.output, offset);
+        c.workload.files.extend(next.files.into_iter().map(|(ms, path, exists)| (offset + ms, path, exists)));
+        c.workload.ends = next.ends.map(|(ms, code)| (offset + ms, code));
+        c.workload.network = next.network.map(|mut step| {
+            step.at_ms += offset;
+            step
+        });
+        self.arm_exit(ctx, cid);
+        self.arm_network(ctx, cid);
+    }
+
+    /// Asks the network for the main process's next network program, when its script reaches one.
+    fn arm_network(&mut self, ctx: &mut Ctx, cid: &str) {
+        let Some(c) = self.containers.get_mut(cid) else { return };
+        let Some(step) = c.workload.network.take() else { return };
+        let at = c.started_at.unwrap_or(ctx.now).ms().saturating_add(step.at_ms);
+        let sandbox_id = c.sandbox_id.clone();
+        let wait = NetWait::Main { cid: cid.to_string(), rest: step.rest };
+        self.ask_network(ctx, &sandbox_id, at.saturating_sub(ctx.now.ms()), step.call, wait);
     }
 
     fn handle(&mut self, ctx: &mut Ctx, from: ComponentId, id: u64, call: CriCall) -> Option<Result<CriReply, String>> {
@@ -669,6 +827,7 @@ impl Containerd {
                 }
                 self.log(ctx.now, "info", &format!("StartContainer for {cid:?} returns successfully"), "");
                 self.arm_exit(ctx, &cid);
+                self.arm_network(ctx, &cid);
                 Ok(CriReply::Container(Box::new(c)))
             }
             CriCall::StopContainer { id: cid, timeout_s } => {
@@ -737,28 +896,46 @@ impl Containerd {
                 Some(c) => Ok(CriReply::Container(Box::new(c.clone()))),
                 None => Err(not_found(&cid)),
             },
-            CriCall::Attach { id: cid, stdin, close_stdin } => return Some(self.attach(ctx, &cid, stdin, close_stdin)),
+            CriCall::Attach { id: cid, stdin, close_stdin } => {
+                return self.attach(ctx, from, id, &cid, stdin, close_stdin)
+            }
             CriCall::ExecSync { id: cid, cmd, stdin, tty, timeout_ms } => {
                 let Some(c) = self.containers.get(&cid) else { return Some(Err(not_found(&cid))) };
                 let sandbox = self.sandboxes.get(&c.sandbox_id);
-                let exec_id = hex64(ctx);
+                let replay = match self.replay.take() {
+                    Some(r) => r,
+                    None => Replay { answers: Vec::new(), started: ctx.now, exec_id: hex64(ctx) },
+                };
                 let run = super::exec::ExecRun {
                     container: c,
                     sandbox,
                     cmd: &cmd,
                     stdin: stdin.as_deref(),
                     tty,
-                    now: ctx.now,
+                    now: replay.started,
+                    net: &replay.answers,
                 };
-                match super::exec::exec_sync(&run, &exec_id) {
-                    Ok(done) if timeout_ms > 0 && done.after_ms > timeout_ms => {
-                        return self.later(ctx, from, id, Err(exec_timeout_error(timeout_ms)), timeout_ms);
-                    }
-                    Ok(done) if done.after_ms > 0 => {
+                let done = super::exec::exec_sync(&run, &replay.exec_id);
+                let spent = ctx.now.since(replay.started);
+                match done {
+                    Ok(done) => {
+                        if let Some((at_ms, net)) = done.needs {
+                            let sandbox_id = c.sandbox_id.clone();
+                            let call = Box::new(CriCall::ExecSync { id: cid, cmd, stdin, tty, timeout_ms });
+                            let wait = NetWait::Call { from, id, call, replay };
+                            self.ask_network(ctx, &sandbox_id, at_ms.saturating_sub(spent), net, wait);
+                            return None;
+                        }
+                        if timeout_ms > 0 && done.after_ms > timeout_ms {
+                            let left = timeout_ms.saturating_sub(spent);
+                            return self.later(ctx, from, id, Err(exec_timeout_error(timeout_ms)), left);
+                        }
                         let reply = CriReply::Exec { output: done.output, exit_code: done.exit_code };
-                        return self.later(ctx, from, id, Ok(reply), done.after_ms);
+                        match done.after_ms.saturating_sub(spent) {
+                            0 => Ok(reply),
+                            left => return self.later(ctx, from, id, Ok(reply), left),
+                        }
                     }
-                    Ok(done) => Ok(CriReply::Exec { output: done.output, exit_code: done.exit_code }),
                     Err(e) => Err(e),
                 }
             }
@@ -770,19 +947,25 @@ impl Containerd {
     fn attach(
         &mut self,
         ctx: &mut Ctx,
+        from: ComponentId,
+        id: u64,
         cid: &str,
         stdin: Option<String>,
         close_stdin: bool,
-    ) -> Result<CriReply, String> {
-        let Some(c) = self.containers.get(cid) else { return Err(not_found(cid)) };
+    ) -> Option<Result<CriReply, String>> {
+        let Some(c) = self.containers.get(cid) else { return Some(Err(not_found(cid))) };
         if c.state != ContainerState::Running {
             let state = if c.state == ContainerState::Created { "CONTAINER_CREATED" } else { "CONTAINER_EXITED" };
-            return Err(format!("container is in {state} state"));
+            return Some(Err(format!("container is in {state} state")));
         }
+        let reads_stdin = c.workload.stdin_shell.is_some();
         let (Some(text), Some(shell)) = (stdin, c.workload.stdin_shell.as_deref()) else {
-            return Ok(CriReply::Attached { output: Vec::new(), running: true });
+            return Some(Ok(CriReply::Attached { output: Vec::new(), running: true, reads_stdin }));
         };
-        let exec_id = hex64(ctx);
+        let replay = match self.replay.take() {
+            Some(r) => r,
+            None => Replay { answers: Vec::new(), started: ctx.now, exec_id: hex64(ctx) },
+        };
         let input = super::attach::Input {
             container: c,
             sandbox: self.sandboxes.get(&c.sandbox_id),
@@ -792,9 +975,16 @@ impl Containerd {
             tty: shell.tty,
             last_code: shell.last_code,
             now: ctx.now,
-            exec_id: &exec_id,
+            exec_id: &replay.exec_id,
+            net: &replay.answers,
         };
         let fed = super::attach::feed(&input);
+        if let Some(net) = fed.needs {
+            let sandbox_id = c.sandbox_id.clone();
+            let call = Box::new(CriCall::Attach { id: cid.to_string(), stdin: Some(text), close_stdin });
+            self.ask_network(ctx, &sandbox_id, 0, net, NetWait::Call { from, id, call, replay });
+            return None;
+        }
         if let Some(c) = self.containers.get_mut(cid) {
             if let Some(shell) = c.workload.stdin_shell.as_mut() {
                 shell.last_code = fed.last_code;
@@ -804,7 +994,7 @@ impl Containerd {
         if let Some(code) = fed.exit {
             self.finish(ctx, cid, code, true);
         }
-        Ok(CriReply::Attached { output: fed.output, running: fed.exit.is_none() })
+        Some(Ok(CriReply::Attached { output: fed.output, running: fed.exit.is_none(), reads_stdin: true }))
     }
 
     fn later(
@@ -916,6 +1106,10 @@ impl Containerd {
     }
 
     pub fn on_timer(&mut self, ctx: &mut Ctx, token: u64) {
+        if let Some((question, sandbox_id, call)) = self.net_later.remove(&token) {
+            self.connect(ctx, question, &sandbox_id, call);
+            return;
+        }
         if let Some((from, id, img, ms)) = self.pulls.remove(&token) {
             let msg = format!("PullImage {:?} returns image reference {:?}", img.name, img.id);
             self.log(ctx.now, "info", &msg, "");
@@ -1205,7 +1399,8 @@ fn run_argv(argv: &[String]) -> Workload {
         w.memory = Some(stress_memory(&argv[1..]));
         return w;
     }
-    if !["sleep", "true", "false", "echo", "exit", "date", "env", "printenv", "cat", "ls"].contains(&prog) {
+    let scripted = ["sleep", "true", "false", "echo", "exit", "date", "env", "printenv", "cat", "ls", "wget", "curl"];
+    if !scripted.contains(&prog) {
         // A server binary (etcd, kube-apiserver, nginx, python app.py, …): runs until stopped.
         return Workload::new(None, true, Output::default());
     }
@@ -1280,6 +1475,12 @@ fn run_script(script: &str) -> Workload {
                 return with_files(Workload::new(Some((ms, code)), false, Output::new(once, None)), files);
             }
             Step::Forever => return with_files(forever(Output::new(once, None)), files),
+            Step::Network(call) => {
+                let rest = statements[i..].join(";");
+                let mut w = with_files(forever(Output::new(once, None)), files);
+                w.network = Some(Box::new(NetStep { at_ms: ms, call, rest }));
+                return w;
+            }
         }
     }
     with_files(Workload::new(Some((ms, 0)), false, Output::new(once, None)), files)
@@ -1290,6 +1491,8 @@ enum Step {
     Next,
     End(i32),
     Forever,
+    /// It runs a network program: what follows waits for the network's answer.
+    Network(NetCall),
 }
 
 fn step(words: &[&str], ms: &mut u64, lines: &mut Vec<Planned>, files: &mut Vec<(u64, String, bool)>) -> Step {
@@ -1315,6 +1518,10 @@ fn step(words: &[&str], ms: &mut u64, lines: &mut Vec<Planned>, files: &mut Vec<
             }
         }
         "tail" | "nginx" | "httpd" | "redis-server" => return Step::Forever,
+        program if is_network_program(program) => {
+            let argv = words.iter().map(|w| w.trim_matches(['"', '\'']).to_string()).collect();
+            return Step::Network(NetCall { argv });
+        }
         _ => {}
     }
     Step::Next

@@ -126,7 +126,21 @@ pub async fn serve(
     let attach = request.subresource.as_deref() == Some("attach");
     // An attach passes on what the process writes until it ends.
     request.params.follow = attach;
-    let session = if stdin && tty {
+    let session = if stdin && tty && attach {
+        // Made now, with an empty first piece of input: a process that does not read its stdin (`wget`,
+        // nginx) is followed until it ends, whatever is typed; a shell reads the terminal line by line.
+        let mut first = request.clone();
+        first.params.stdin = Some(String::new());
+        first.params.keep_stdin_open = true;
+        match engine.open(first).await? {
+            (ApiResponse::Exec(ExecResult { end: ExecEnd::NotUpgraded(body), .. }), _) => {
+                return Some(plain(&HttpAnswer::text(500, body), &[]));
+            }
+            (ApiResponse::LogStream { text, .. }, events) => Session::Stream { text, events, tty: true },
+            (ApiResponse::Error(status), _) => return Some(plain(&HttpAnswer::status(&status), &[])),
+            _ => Session::Terminal { request: Box::new(request), attach },
+        }
+    } else if stdin && tty {
         Session::Terminal { request: Box::new(request), attach }
     } else if stdin {
         Session::Input { request: Box::new(request) }
@@ -137,7 +151,7 @@ pub async fn serve(
                 return Some(plain(&HttpAnswer::text(500, body), &[]));
             }
             (ApiResponse::Exec(result), _) => Session::Done { result, tty, command },
-            (ApiResponse::LogStream { text, .. }, events) => Session::Stream { text, events },
+            (ApiResponse::LogStream { text, .. }, events) => Session::Stream { text, events, tty },
             (ApiResponse::Error(status), _) => return Some(plain(&HttpAnswer::status(&status), &[])),
             _ => return Some(plain(&HttpAnswer::status(&Status::internal("the exec stream did not open")), &[])),
         }
@@ -165,8 +179,9 @@ type Socket = WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>;
 enum Session {
     /// The command ran already: write what it wrote and how it ended.
     Done { result: ExecResult, tty: bool, command: Vec<String> },
-    /// An attached process's output so far, then what follows on `events` until it ends.
-    Stream { text: String, events: Events },
+    /// An attached process's output so far, then what follows on `events` until it ends (on a terminal:
+    /// its line ends are `\r\n`).
+    Stream { text: String, events: Events, tty: bool },
     /// Read stdin to its end first, then run (or attach).
     Input { request: Box<ApiRequest> },
     /// A terminal: its input line by line.
@@ -177,7 +192,7 @@ impl Session {
     async fn run(self, mut ws: Socket, v5: bool, engine: Engine) {
         let end = match self {
             Session::Done { result, tty, command } => write_result(&mut ws, &result, tty, &command).await,
-            Session::Stream { text, events } => stream(&mut ws, text, events).await,
+            Session::Stream { text, events, tty } => stream(&mut ws, text, events, tty).await,
             Session::Input { request } => {
                 let Some(stdin) = read_stdin(&mut ws, v5).await else { return };
                 let mut request = *request;
@@ -185,7 +200,7 @@ impl Session {
                 let command = request.params.command.clone();
                 match engine.open(request).await {
                     Some((ApiResponse::Exec(result), _)) => write_result(&mut ws, &result, false, &command).await,
-                    Some((ApiResponse::LogStream { text, .. }, events)) => stream(&mut ws, text, events).await,
+                    Some((ApiResponse::LogStream { text, .. }, events)) => stream(&mut ws, text, events, false).await,
                     Some((ApiResponse::Error(status), _)) => Some(status.to_json()),
                     _ => None,
                 }
@@ -209,14 +224,15 @@ impl Session {
 /// An attached process's output: `text`, then each chunk until the stream ends; the session ends with
 /// Success (an attach reports no exit code). The client's messages are read meanwhile, so its pings are
 /// answered (client-go gives up on a connection that stops answering them). None when the client left.
-async fn stream(ws: &mut Socket, text: String, mut events: Events) -> Option<String> {
+async fn stream(ws: &mut Socket, text: String, mut events: Events, tty: bool) -> Option<String> {
+    let shown = |text: &str| if tty { on_terminal(text) } else { text.to_string() };
     if !text.is_empty() {
-        ws.send(frame(STDOUT, text.as_bytes())).await.ok()?;
+        ws.send(frame(STDOUT, shown(&text).as_bytes())).await.ok()?;
     }
     loop {
         tokio::select! {
             event = events.recv() => match event {
-                Some((RemoteEvent::Chunk(more), _)) => ws.send(frame(STDOUT, more.as_bytes())).await.ok()?,
+                Some((RemoteEvent::Chunk(more), _)) => ws.send(frame(STDOUT, shown(&more).as_bytes())).await.ok()?,
                 _ => break,
             },
             message = ws.next() => match message {
@@ -362,7 +378,8 @@ async fn shell(ws: &mut Socket, request: ApiRequest, engine: Engine) -> Option<S
 /// An attached terminal: each line typed goes to the container's process as it is entered (one attach
 /// call per line, the stdin left open); the process's terminal echoes it and its shell prompts, so only
 /// what the line editor echoed already is dropped. `exit`, Ctrl-D or the client leaving ends the session
-/// and closes the process's stdin.
+/// and closes the process's stdin. (A process that does not read its stdin is followed instead: see
+/// [`serve`].)
 async fn attached_terminal(ws: &mut Socket, request: ApiRequest, engine: Engine) -> Option<String> {
     let send = |text: String, keep_open: bool| {
         let mut piece = request.clone();

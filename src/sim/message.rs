@@ -67,6 +67,11 @@ pub enum Payload {
         id: u64,
         result: Result<String, String>,
     },
+    /// The network's answer to a network program a container's process ran ([`super::Command::Connect`]).
+    NetAnswer {
+        id: u64,
+        answer: Box<crate::node::net::NetAnswer>,
+    },
     /// The receiver was not listening: the request with this id fails at once (TCP RST on connect).
     ConnectionRefused {
         request_id: u64,
@@ -115,6 +120,7 @@ impl Payload {
             Payload::WatchClosed { .. } => "close watch".into(),
             Payload::WatchEnded { .. } => "watch ended".into(),
             Payload::ConnectionRefused { .. } => "connection refused".into(),
+            Payload::NetAnswer { answer, .. } => format!("network answer (exit {})", answer.exit_code),
             Payload::Disconnected { .. } => "connection reset".into(),
         }
     }

@@ -11,6 +11,8 @@ pub mod trace;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
+use crate::node::net::NetCall;
+
 pub use message::{Envelope, Payload};
 pub use rng::Rng;
 pub use time::SimTime;
@@ -40,6 +42,9 @@ pub enum Command {
     /// The process writes a line to its standard error (klog's stream): the log of the container it runs in,
     /// if it runs in one.
     Log { text: String },
+    /// A process in the pod whose address is `ip` runs a network program: the network answers it with a
+    /// [`Payload::NetAnswer`] carrying `id`, once the program is done.
+    Connect { id: u64, ip: String, searches: Vec<String>, call: NetCall },
 }
 
 /// What a handler asked of the processes of its machine, for the cluster to carry out.
@@ -51,6 +56,8 @@ pub enum Lifecycle {
     Exit { code: i32 },
     /// The handler's own process wrote a line to its standard error.
     Log { text: String },
+    /// A network program run from the pod at `ip` (see [`Command::Connect`]).
+    Connect { id: u64, ip: String, searches: Vec<String>, call: NetCall },
 }
 
 /// The handler's view of the world: the time, its own id, a random stream, and the command buffer.
@@ -86,6 +93,12 @@ impl Ctx<'_> {
     /// Ends this process with exit status `code`.
     pub fn exit(&mut self, code: i32) {
         self.out.push(Command::Exit { code });
+    }
+
+    /// Runs the network program `call` from the pod at `ip` (names resolved with `searches`); the answer
+    /// comes back as a [`Payload::NetAnswer`] with `id`.
+    pub fn connect(&mut self, id: u64, ip: &str, searches: Vec<String>, call: NetCall) {
+        self.out.push(Command::Connect { id, ip: ip.to_string(), searches, call });
     }
 
     /// Writes a klog line (`E0901 00:00:10.250000       1 file.go:42] message`) to this process's standard
@@ -289,24 +302,24 @@ impl Kernel {
         let last = self.connections.entry((from, to)).or_insert(SimTime::ZERO);
         let at = earliest.max(*last);
         *last = at;
-        let id = self.next_id();
-        let envelope = Envelope {
-            id,
-            from,
-            to,
-            to_incarnation: self.slot(to).incarnation,
-            sent: self.now,
-            deliver: at,
-            chain,
-            payload,
-        };
-        self.schedule(at, Event::Deliver(envelope));
+        self.deliver_at(from, to, payload, at, chain);
+    }
+
+    /// What the network answers a program run by `to` (see [`Command::Connect`]), `after_ms` from now.
+    pub fn answer_from_network(&mut self, to: ComponentId, payload: Payload, after_ms: u64, chain: ChainId) {
+        let at = self.now.plus_ms(after_ms.max(LATENCY_MS_MIN));
+        self.deliver_at(to, to, payload, at, chain);
     }
 
     /// A message the network itself produces (a refused connection, a reset) arriving at `to`.
     fn deliver_from_network(&mut self, from: ComponentId, to: ComponentId, payload: Payload, chain: ChainId) {
-        let id = self.next_id();
         let at = self.now.plus_ms(LATENCY_MS_MIN);
+        self.deliver_at(from, to, payload, at, chain);
+    }
+
+    /// Schedules `payload` from `from` to arrive at `to` at `at`.
+    fn deliver_at(&mut self, from: ComponentId, to: ComponentId, payload: Payload, at: SimTime, chain: ChainId) {
+        let id = self.next_id();
         let envelope = Envelope {
             id,
             from,
@@ -428,6 +441,9 @@ impl Kernel {
                 Command::Lifecycle { name, run } => lifecycle.push(Lifecycle::Set { name, run }),
                 Command::Exit { code } => lifecycle.push(Lifecycle::Exit { code }),
                 Command::Log { text } => lifecycle.push(Lifecycle::Log { text }),
+                Command::Connect { id, ip, searches, call } => {
+                    lifecycle.push(Lifecycle::Connect { id, ip, searches, call })
+                }
             }
         }
         lifecycle

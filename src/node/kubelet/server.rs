@@ -249,9 +249,12 @@ enum Waiting {
         container_id: String,
     },
     Exec,
-    /// An attach; with `follow` the container's output is passed on until it ends.
+    /// An attach; with `follow` the container's output is passed on until it ends, unless the client
+    /// keeps writing to a process that reads its stdin (a terminal's line at a time: each answer carries
+    /// what that line wrote).
     Attach {
         follow: bool,
+        keeps_stdin: bool,
         container_id: String,
     },
     /// A followed log's next read.
@@ -289,7 +292,8 @@ impl Kubelet {
             }
             KubeletCall::Attach { namespace, pod, container, stdin, close_stdin, follow } => {
                 self.stream(ctx, (from, id), &format!("{namespace}/{pod}"), &container, |cid| {
-                    let what = Waiting::Attach { follow, container_id: cid.clone() };
+                    let keeps_stdin = stdin.is_some() && !close_stdin;
+                    let what = Waiting::Attach { follow, keeps_stdin, container_id: cid.clone() };
                     (CriCall::Attach { id: cid, stdin, close_stdin }, what)
                 })
             }
@@ -432,7 +436,10 @@ impl Kubelet {
                 end: ExecEnd::Failure(format!("Internal error occurred: error executing command in container: {e}")),
                 ..ExecResult::default()
             }),
-            (Waiting::Attach { follow: true, container_id }, Ok(CriReply::Attached { output, running: true })) => {
+            (
+                Waiting::Attach { follow: true, keeps_stdin, container_id },
+                Ok(CriReply::Attached { output, running: true, reads_stdin }),
+            ) if !(keeps_stdin && reads_stdin) => {
                 // Its output from now on follows, as a followed log's lines do, until the container ends.
                 self.follow(ctx, (served.from, served.id), container_id, false);
                 KubeletReply::LogStream(output.iter().map(|(_, t)| t.as_str()).collect())
