@@ -16,7 +16,7 @@ KUBECTL = sys.argv[1] if len(sys.argv) > 1 else "kubectl"
 # "Available Commands" section.
 COMMANDS = [
     "annotate", "api-resources", "api-versions", "apply", "attach", "auth", "autoscale", "certificate", "cluster-info", "config", "cordon", "create",
-    "delete", "describe", "diff", "drain", "edit", "events", "exec", "explain", "expose", "get", "label", "logs",
+    "debug", "delete", "describe", "diff", "drain", "edit", "events", "exec", "explain", "expose", "get", "label", "logs",
     "patch", "replace", "rollout", "run", "scale", "set", "taint", "top", "uncordon", "version", "wait",
 ]
 

@@ -608,7 +608,7 @@ fn discovery_is_aggregated_for_new_clients_and_legacy_for_old_ones() {
     assert_eq!(lines[0]["pods"]["responseKind"], serde_json::json!({"group": "", "version": "v1", "kind": "Pod"}));
     let subresources: Vec<&str> =
         lines[0]["pods"]["subresources"].as_array().unwrap().iter().filter_map(|s| s["subresource"].as_str()).collect();
-    assert_eq!(subresources, ["attach", "binding", "eviction", "exec", "log", "status"]);
+    assert_eq!(subresources, ["attach", "binding", "ephemeralcontainers", "eviction", "exec", "log", "status"]);
     assert!(lines[2]["groups"].as_array().unwrap().iter().any(|g| g == "apps"));
     let _ = std::fs::remove_dir_all(&cache);
 }
@@ -1352,3 +1352,45 @@ const WIDE_CORPUS: &[&str] = &[
     "describe csr",
     "describe rc",
 ];
+
+#[test]
+fn the_real_kubectl_debugs_a_pod_with_an_ephemeral_container_and_a_node_with_a_pod() {
+    let s = Served::start(&[]);
+    s.kubectl(&["run", "web", "--image=nginx"], None);
+    s.kubectl_until(&["get", "pod", "web", "--no-headers"], |o| o.contains("Running"));
+    let tty = |args: &[&str]| -> String {
+        let out = Command::new("python3")
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/kubectl_tty.py"))
+            .args(args)
+            .env("KUBECONFIG", &s.kubeconfig)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    // The ephemeral container shares the pod's network: nginx answers on localhost.
+    let shown = tty(&["/ # ", "debug", "web", "-it", "--image=busybox", "::", "", "wget -qO- localhost", "exit"]);
+    assert!(shown.contains("Defaulting debug container name to debugger-"), "{shown}");
+    assert!(shown.contains("/ # wget -qO- localhost\\r\\n<!DOCTYPE html>"), "{shown}");
+    assert!(
+        shown.contains("Session ended, the ephemeral container will not be restarted but may be reattached using \\'kubectl attach web -c debugger-"),
+        "{shown}"
+    );
+    let (out, _, _) = s.kubectl(
+        &["get", "pod", "web", "-o", "jsonpath={.status.ephemeralContainerStatuses[0].state.terminated.reason}"],
+        None,
+    );
+    assert_eq!(out, "Completed");
+    let (out, _, _) = s.kubectl(&["describe", "pod", "web"], None);
+    assert!(out.contains("\nEphemeral Containers:\n  debugger-"), "{out}");
+    // A node: the debugging pod shares its network namespace, so its hostname is the node's.
+    let shown = tty(&["/ # ", "debug", "node/node01", "-it", "--image=busybox", "::", "", "hostname", "exit"]);
+    assert!(shown.contains("Creating debugging pod node-debugger-node01-"), "{shown}");
+    assert!(shown.contains("/ # hostname\\r\\nnode01\\r\\n"), "{shown}");
+    // The apiserver's refusal reaches the real kubectl as the apiserver words it.
+    let (_, err, code) = s.kubectl(&["debug", "web", "--image=busybox", "-c", "web"], None);
+    assert!(
+        err.ends_with("The Pod \"web\" is invalid: spec.ephemeralContainers[1].name: Duplicate value: \"web\"\n"),
+        "{err}"
+    );
+    assert_eq!(code, 1);
+}

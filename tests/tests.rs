@@ -13,6 +13,7 @@ mod config_auth;
 mod controllers;
 mod create_verbs;
 mod custom_resources;
+mod debug;
 mod delete_verbs;
 mod determinism;
 mod drain;

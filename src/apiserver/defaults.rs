@@ -427,6 +427,28 @@ fn default_volume(v: &mut Volume) {
     }
 }
 
+/// The defaults of a pod's ephemeral containers (what `pods/ephemeralcontainers` applies to a change).
+pub fn default_ephemeral_containers(pod: &mut Pod) {
+    if let Some(spec) = pod.spec.as_mut() {
+        default_ephemeral(spec);
+    }
+}
+
+fn default_ephemeral(spec: &mut PodSpec) {
+    for ec in spec.ephemeral_containers.iter_mut().flatten() {
+        set_str(&mut ec.termination_message_path, TERMINATION_MESSAGE_PATH);
+        set_str(&mut ec.termination_message_policy, "File");
+        if ec.image_pull_policy.as_deref().unwrap_or("").is_empty() {
+            let policy = match image_tag(ec.image.as_deref().unwrap_or("")).as_deref() {
+                Some("latest") => "Always",
+                _ => "IfNotPresent",
+            };
+            ec.image_pull_policy = Some(policy.to_string());
+        }
+        set(&mut ec.resources, ResourceRequirements::default());
+    }
+}
+
 /// `SetDefaults_PodSpec` and the defaults of everything inside a pod spec (shared by pods and templates).
 fn default_pod_spec(spec: &mut PodSpec) {
     set_str(&mut spec.dns_policy, "ClusterFirst");
@@ -440,18 +462,7 @@ fn default_pod_spec(spec: &mut PodSpec) {
     for c in spec.containers.iter_mut().chain(spec.init_containers.iter_mut().flatten()) {
         default_container(c);
     }
-    for ec in spec.ephemeral_containers.iter_mut().flatten() {
-        set_str(&mut ec.termination_message_path, TERMINATION_MESSAGE_PATH);
-        set_str(&mut ec.termination_message_policy, "File");
-        if ec.image_pull_policy.as_deref().unwrap_or("").is_empty() {
-            let policy = match image_tag(ec.image.as_deref().unwrap_or("")).as_deref() {
-                Some("latest") => "Always",
-                _ => "IfNotPresent",
-            };
-            ec.image_pull_policy = Some(policy.to_string());
-        }
-        set(&mut ec.resources, ResourceRequirements::default());
-    }
+    default_ephemeral(spec);
     round_list(&mut spec.overhead);
     if let Some(r) = spec.resources.as_mut() {
         round_list(&mut r.limits);

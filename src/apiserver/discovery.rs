@@ -41,6 +41,7 @@ fn subresources(info: &ResourceInfo) -> Vec<Sub> {
         ("", "pods") => vec![
             Sub { name: "attach", kind: Some(("PodAttachOptions", "", "")), verbs: &["create", "get"] },
             Sub { name: "binding", kind: Some(("Binding", "", "")), verbs: &["create"] },
+            Sub { name: "ephemeralcontainers", kind: Some(("Pod", "", "")), verbs: &["get", "patch", "update"] },
             Sub { name: "eviction", kind: Some(("Eviction", "policy", "v1")), verbs: &["create"] },
             Sub { name: "exec", kind: Some(("PodExecOptions", "", "")), verbs: &["create", "get"] },
             Sub { name: "log", kind: None, verbs: &["get"] },

@@ -1444,6 +1444,15 @@ impl ApiServer {
                         return Err(Status::invalid(&info.group_kind(), info.kind.name(), &name, causes));
                     }
                 }
+                if let (Some("ephemeralcontainers"), Object::Pod(old), Object::Pod(next)) =
+                    (req.subresource.as_deref(), current.as_ref(), &mut new)
+                {
+                    defaults::default_ephemeral_containers(next);
+                    let causes = validation::pod::validate_ephemeral_containers_update(next, old);
+                    if !causes.is_empty() {
+                        return Err(Status::invalid(&info.group_kind(), info.kind.name(), &name, causes));
+                    }
+                }
                 if req.subresource.is_none() || custom.is_some() {
                     defaults::apply_defaults(&mut new);
                     let mut causes = validation::validate_update(&current, &new);

@@ -316,6 +316,7 @@ fn container_for(pod: &crate::api::api::core::v1::Pod, name: &str, wanted: &str)
     let names =
         |cs: &[crate::api::api::core::v1::Container]| cs.iter().map(|c| c.name.clone()).collect::<Vec<_>>().join(" ");
     let inits = spec.init_containers.clone().unwrap_or_default();
+    let ephemeral: Vec<String> = spec.ephemeral_containers.iter().flatten().map(|c| c.name.clone()).collect();
     if wanted.is_empty() {
         return match spec.containers.len() {
             1 => Ok(spec.containers[0].name.clone()),
@@ -328,11 +329,14 @@ fn container_for(pod: &crate::api::api::core::v1::Pod, name: &str, wanted: &str)
                 if !inits.is_empty() {
                     msg.push_str(&format!(" or one of the init containers: [{}]", names(&inits)));
                 }
+                if !ephemeral.is_empty() {
+                    msg.push_str(&format!(" or one of the ephemeral containers: [{}]", ephemeral.join(" ")));
+                }
                 Err(Status::bad_request(msg))
             }
         };
     }
-    if spec.containers.iter().chain(&inits).any(|c| c.name == wanted) {
+    if spec.containers.iter().chain(&inits).any(|c| c.name == wanted) || ephemeral.iter().any(|c| c == wanted) {
         Ok(wanted.to_string())
     } else {
         Err(Status::bad_request(format!("container {wanted} is not valid for pod {name}")))

@@ -832,6 +832,8 @@ impl Cluster {
             .kernel
             .in_flight()
             .into_iter()
+            // A network program's answer travels inside its machine: no arrow between components.
+            .filter(|e| e.from != e.to)
             .map(|e| MessageView {
                 id: e.id,
                 from: self.kernel.name(e.from).to_string(),

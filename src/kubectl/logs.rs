@@ -141,7 +141,8 @@ fn containers(ctx: &Context, pod: &Pod, asked: Option<&str>, all: bool) -> Resul
         Some(c) => c.to_string(),
         None => default_container(ctx, pod, &inits, &names),
     };
-    if !inits.contains(&chosen) && !names.contains(&chosen) {
+    let ephemeral = spec.ephemeral_containers.iter().flatten().any(|c| c.name == chosen);
+    if !inits.contains(&chosen) && !names.contains(&chosen) && !ephemeral {
         return Err(common::error(format!("container {chosen} is not valid for pod {pod_name}")));
     }
     Ok(vec![chosen])

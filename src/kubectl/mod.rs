@@ -12,6 +12,7 @@ pub mod common;
 pub mod complete;
 pub mod config;
 pub mod create;
+mod debug;
 pub mod delete;
 pub mod describe;
 pub mod discovery;
@@ -143,6 +144,7 @@ pub async fn run(api: Api, inv: Invocation) -> i32 {
         "rollout" => rollout::rollout(&ctx).await,
         "drain" => drain::drain(&ctx).await,
         "attach" => attach::attach(&ctx).await,
+        "debug" => debug::debug(&ctx).await,
         "expose" => expose::expose(&ctx).await,
         "scale" => scale::scale(&ctx).await,
         "autoscale" => autoscale::autoscale(&ctx).await,

@@ -289,7 +289,7 @@ pub(super) fn is_env_var_name(name: &str) -> bool {
 
 /// Whether `image` could be an image reference (`reference.ReferenceRegexp`, coarsely: lower-case path
 /// components, an optional tag and an optional digest).
-fn valid_image_reference(image: &str) -> bool {
+pub(super) fn valid_image_reference(image: &str) -> bool {
     let (rest, digest) = match image.split_once('@') {
         Some((r, d)) => (r, Some(d)),
         None => (image, None),

@@ -166,6 +166,8 @@ struct Worker {
     /// A static pod whose manifest came back while the old one was still being torn down: it starts
     /// again once that is done.
     readd: Option<Box<Pod>>,
+    /// The pod's ephemeral containers (`kubectl debug`), as containers.
+    ephemeral: Vec<crate::api::api::core::v1::Container>,
     /// Its startup duration was logged.
     started_logged: bool,
     /// Probe workers: (container, kind) → state for the container id it probes.
@@ -890,6 +892,7 @@ impl Kubelet {
             w
         });
         w.pod = shared;
+        w.ephemeral = ephemeral_containers(pod);
         w.orphan = false;
         w.key = o.ns_name();
         if deleted {
@@ -1114,7 +1117,7 @@ impl Kubelet {
                 }
             }
             (Step::ImageStatus { container, attempt }, Ok(CriReply::Image(image))) => {
-                let Some(spec) = container_spec(&w.pod, &container) else { return true };
+                let Some(spec) = container_spec(&w, &container) else { return true };
                 let image_name = spec.image.clone().unwrap_or_default();
                 let always = pull_policy(spec) == "Always";
                 if image.is_some() && !always {
@@ -1135,7 +1138,7 @@ impl Kubelet {
                 }
             }
             (Step::Pull { container, attempt, queued }, Ok(CriReply::Pulled { image, pull_ms })) => {
-                let Some(spec) = container_spec(&w.pod, &container) else { return true };
+                let Some(spec) = container_spec(&w, &container) else { return true };
                 let name = spec.image.clone().unwrap_or_default();
                 let d = go_duration(pull_ms);
                 let waited = go_duration(ctx.now.since(queued).max(pull_ms));
@@ -1151,7 +1154,7 @@ impl Kubelet {
                 self.create_container(ctx, uid, &w, container, attempt);
             }
             (Step::Pull { container, .. }, Err(e)) => {
-                let Some(spec) = container_spec(&w.pod, &container) else { return true };
+                let Some(spec) = container_spec(&w, &container) else { return true };
                 let name = spec.image.clone().unwrap_or_default();
                 self.record(
                     ctx,
@@ -1311,7 +1314,7 @@ impl Kubelet {
     }
 
     fn cri_spec(&self, w: &Worker, container: &str, attempt: u32) -> ContainerSpec {
-        let spec = container_spec(&w.pod, container);
+        let spec = container_spec(w, container);
         ContainerSpec {
             name: container.to_string(),
             image: spec.and_then(|s| s.image.clone()).unwrap_or_default(),
@@ -1535,6 +1538,21 @@ impl Kubelet {
                 }
             }
         }
+        // Ephemeral containers (`kubectl debug`): each started once, never restarted.
+        for name in w.ephemeral.iter().map(|c| c.name.clone()) {
+            match self.pod_containers(uid, &name).last().map(|c| (c.state, c.id.clone())) {
+                Some((ContainerState::Created, id)) => {
+                    self.work(ctx, uid, CriCall::StartContainer { id }, Step::Start { container: name });
+                    return;
+                }
+                Some(_) => {}
+                None => {
+                    if self.ensure_image(ctx, uid, &name, 0) {
+                        return;
+                    }
+                }
+            }
+        }
         self.post_pod_status(ctx, uid);
     }
 
@@ -1595,7 +1613,7 @@ impl Kubelet {
         let hook = if w.gone || c.state != ContainerState::Running {
             None
         } else {
-            container_spec(&w.pod, &c.name).and_then(|s| s.lifecycle.as_ref()).and_then(|l| l.pre_stop.clone())
+            container_spec(w, &c.name).and_then(|s| s.lifecycle.as_ref()).and_then(|l| l.pre_stop.clone())
         };
         if let Some(hook) = &hook {
             if let (true, Some(exec)) = (first, hook.exec.as_ref()) {
@@ -1625,7 +1643,7 @@ impl Kubelet {
     /// Runs a container's postStart hook right after it started (exec through ExecSync, which holds the pod
     /// worker until it answers; sleep holds it that long; httpGet is answered at once).
     fn post_start(&mut self, ctx: &mut Ctx, uid: &str, w: &Worker, container: &str, cid: &str) {
-        let Some(spec) = container_spec(&w.pod, container).cloned() else { return };
+        let Some(spec) = container_spec(w, container).cloned() else { return };
         let Some(hook) = spec.lifecycle.as_ref().and_then(|l| l.post_start.clone()) else { return };
         if let Some(exec) = &hook.exec {
             let cmd = exec.command.clone().unwrap_or_default();
@@ -1686,7 +1704,7 @@ impl Kubelet {
     /// Starts getting the image for a container (true), or leaves it waiting in ImagePullBackOff (false).
     fn ensure_image(&mut self, ctx: &mut Ctx, uid: &str, name: &str, attempt: u32) -> bool {
         let Some(w) = self.workers.get(uid).cloned() else { return false };
-        let image = container_spec(&w.pod, name).and_then(|s| s.image.clone()).unwrap_or_default();
+        let image = container_spec(&w, name).and_then(|s| s.image.clone()).unwrap_or_default();
         if let Some((until, _, err)) = w.image_backoff.get(name).cloned() {
             if ctx.now < until {
                 let key = format!("pull:{name}");
@@ -1970,6 +1988,7 @@ impl Worker {
             orphan: false,
             mounts: Mounts::default(),
             readd: None,
+            ephemeral: Vec::new(),
             started_logged: false,
             probes: BTreeMap::new(),
             kill: None,
@@ -1987,10 +2006,21 @@ fn waiting_state(reason: &str, message: &str) -> Value {
     }
 }
 
-/// A container of the pod by name, app or init.
-fn container_spec<'a>(pod: &'a Pod, name: &str) -> Option<&'a crate::api::api::core::v1::Container> {
-    let spec = pod.spec.as_ref()?;
-    spec.containers.iter().chain(spec.init_containers.iter().flatten()).find(|c| c.name == name)
+/// A container of the worker's pod by name: app, init or ephemeral.
+fn container_spec<'a>(w: &'a Worker, name: &str) -> Option<&'a crate::api::api::core::v1::Container> {
+    let spec = w.pod.spec.as_ref()?;
+    spec.containers.iter().chain(spec.init_containers.iter().flatten()).chain(&w.ephemeral).find(|c| c.name == name)
+}
+
+/// A pod's ephemeral containers as containers (the fields they share; an ephemeral container has no ports,
+/// probes or resources of its own).
+fn ephemeral_containers(pod: &Pod) -> Vec<crate::api::api::core::v1::Container> {
+    let listed = pod.spec.as_ref().and_then(|s| s.ephemeral_containers.as_ref());
+    listed
+        .into_iter()
+        .flatten()
+        .filter_map(|e| serde_json::to_value(e).ok().and_then(|v| serde_json::from_value(v).ok()))
+        .collect()
 }
 
 /// Which part a container plays in its pod, which decides when it is restarted.
@@ -2000,6 +2030,8 @@ enum Role {
     Init,
     /// An init container with `restartPolicy: Always`.
     Sidecar,
+    /// An ephemeral container (`kubectl debug`): run once, never restarted.
+    Ephemeral,
 }
 
 impl Role {
@@ -2017,6 +2049,7 @@ impl Role {
             Role::App => restarts(policy, code),
             Role::Init => code != 0 && policy != "Never",
             Role::Sidecar => true,
+            Role::Ephemeral => false,
         }
     }
 }

@@ -1896,3 +1896,75 @@ pub fn validate_pod_update(new: &Pod, old: &Pod) -> Vec<Cause> {
     }
     errs
 }
+
+/// `ValidatePodEphemeralContainersUpdate` with `validateEphemeralContainers`: what `pods/ephemeralcontainers`
+/// accepts. Existing ephemeral containers stay as they are; a new one needs a DNS-label name no container of
+/// the pod has, an image, an existing target, and none of the fields an ephemeral container cannot have.
+/// (The real message for a changed container ends with a `cmp.Diff` of it, which kubeglass leaves out.)
+pub fn validate_ephemeral_containers_update(new: &Pod, old: &Pod) -> Vec<Cause> {
+    let path = Path::new("spec").child("ephemeralContainers");
+    let mut errs = Vec::new();
+    let mirror = old.metadata.annotations.as_ref().is_some_and(|a| a.contains_key("kubernetes.io/config.mirror"));
+    if mirror {
+        errs.push(field::forbidden(&Path::new(""), "static pods do not support ephemeral containers"));
+        return errs;
+    }
+    let empty = Vec::new();
+    let list = |p: &Pod| p.spec.as_ref().and_then(|s| s.ephemeral_containers.as_ref()).unwrap_or(&empty).clone();
+    let (new_list, old_list) = (list(new), list(old));
+    for o in &old_list {
+        match new_list.iter().find(|n| n.name == o.name) {
+            None => errs.push(field::forbidden(
+                &path,
+                &format!("existing ephemeral containers {} may not be removed\n", field::quote(&o.name)),
+            )),
+            Some(n) if n != o => errs.push(field::forbidden(
+                &path,
+                &format!("existing ephemeral containers {} may not be changed\n", field::quote(&o.name)),
+            )),
+            Some(_) => {}
+        }
+    }
+    let spec = new.spec.clone().unwrap_or_default();
+    let regular: Vec<&str> =
+        spec.containers.iter().chain(spec.init_containers.iter().flatten()).map(|c| c.name.as_str()).collect();
+    let mut seen: Vec<&str> = regular.clone();
+    for (i, ec) in new_list.iter().enumerate() {
+        let at = path.index(i);
+        let name_path = at.child("name");
+        if ec.name.is_empty() {
+            errs.push(field::required(&name_path, ""));
+        } else {
+            for m in names::is_dns1123_label(&ec.name) {
+                errs.push(field::invalid_str(&name_path, &ec.name, &m));
+            }
+            if seen.contains(&ec.name.as_str()) {
+                errs.push(field::duplicate(&name_path, &field::quote(&ec.name)));
+            }
+            seen.push(&ec.name);
+        }
+        if s(&ec.image).is_empty() {
+            errs.push(field::required(&at.child("image"), ""));
+        }
+        if let Some(target) = ec.target_container_name.as_deref().filter(|t| !regular.contains(t)) {
+            errs.push(field::not_found(&at.child("targetContainerName"), &field::quote(target)));
+        }
+        let resources = ec.resources.as_ref().is_some_and(|r| {
+            r.limits.as_ref().is_some_and(|l| !l.is_empty()) || r.requests.as_ref().is_some_and(|l| !l.is_empty())
+        });
+        let forbidden = [
+            ("ports", ec.ports.as_ref().is_some_and(|p| !p.is_empty())),
+            ("resources", resources),
+            ("lifecycle", ec.lifecycle.is_some()),
+            ("livenessProbe", ec.liveness_probe.is_some()),
+            ("readinessProbe", ec.readiness_probe.is_some()),
+            ("startupProbe", ec.startup_probe.is_some()),
+        ];
+        for (field_name, set) in forbidden {
+            if set {
+                errs.push(field::forbidden(&at.child(field_name), "cannot be set for an Ephemeral Container"));
+            }
+        }
+    }
+    errs
+}

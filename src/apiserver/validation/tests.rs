@@ -806,3 +806,32 @@ fn extreme_numbers_in_a_pod_never_panic() {
     let _ = validate_update(&obj, &obj);
     let _ = decode_error(&obj);
 }
+
+#[test]
+fn ephemeral_containers_are_added_never_removed_or_changed() {
+    let base = "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers: [{name: web, image: nginx}]\n";
+    let with = |list: &str| object(&format!("{base}  ephemeralContainers: {list}\n"));
+    let check = |new: &Object, old: &Object| -> Vec<String> {
+        match (new, old) {
+            (Object::Pod(n), Object::Pod(o)) => {
+                pod::validate_ephemeral_containers_update(n, o).iter().map(Cause::render).collect()
+            }
+            _ => Vec::new(),
+        }
+    };
+    let one = with("[{name: dbg, image: busybox}]");
+    assert!(check(&one, &object(base)).is_empty());
+    assert_eq!(
+        check(&object(base), &one),
+        ["spec.ephemeralContainers: Forbidden: existing ephemeral containers \"dbg\" may not be removed\n"]
+    );
+    let changed = with("[{name: dbg, image: alpine}]");
+    assert_eq!(
+        check(&changed, &one),
+        ["spec.ephemeralContainers: Forbidden: existing ephemeral containers \"dbg\" may not be changed\n"]
+    );
+    let bad = with("[{name: dbg, image: busybox}, {name: Bad_Name, image: busybox, ports: [{containerPort: 80}]}]");
+    let causes = check(&bad, &one);
+    assert!(causes[0].starts_with("spec.ephemeralContainers[1].name: Invalid value: \"Bad_Name\""), "{causes:?}");
+    assert_eq!(causes[1], "spec.ephemeralContainers[1].ports: Forbidden: cannot be set for an Ephemeral Container");
+}

@@ -905,6 +905,17 @@ fn describe_pod(w: &mut Writer, pod: &core::Pod, related: &Related, now: SimTime
         containers_block(w, "Init Containers", &init, status.init_container_statuses.as_ref(), Some(pod), "");
     }
     containers_block(w, "Containers", &spec.containers, status.container_statuses.as_ref(), Some(pod), "");
+    // Ephemeral containers print as containers (the fields they share).
+    let ephemeral: Vec<core::Container> = spec
+        .ephemeral_containers
+        .iter()
+        .flatten()
+        .filter_map(|e| serde_json::to_value(e).ok().and_then(|v| serde_json::from_value(v).ok()))
+        .collect();
+    if !ephemeral.is_empty() {
+        let statuses = status.ephemeral_container_statuses.as_ref();
+        containers_block(w, "Ephemeral Containers", &ephemeral, statuses, Some(pod), "");
+    }
     let gates = spec.readiness_gates.clone().unwrap_or_default();
     if !gates.is_empty() {
         w.write(0, "Readiness Gates:\n  Type\tStatus\n");

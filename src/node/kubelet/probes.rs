@@ -271,7 +271,7 @@ impl Kubelet {
     /// container keeps the readiness and startup the API already shows for it.
     pub(super) fn ensure_probes(&mut self, ctx: &mut Ctx, uid: &str, name: &str, c: &Container) {
         let Some(w) = self.workers.get(uid) else { return };
-        let Some(spec) = container_spec(&w.pod, name) else { return };
+        let Some(spec) = container_spec(w, name) else { return };
         if ProbeKind::ALL.iter().all(|k| k.of(spec).is_none()) {
             return;
         }
@@ -327,7 +327,7 @@ impl Kubelet {
         let Some(c) = self.containers.get(&t.cid).filter(|c| c.state == ContainerState::Running).cloned() else {
             return;
         };
-        let Some(spec) = container_spec(&w.pod, &t.container).cloned() else { return };
+        let Some(spec) = container_spec(w, &t.container).cloned() else { return };
         let Some(probe) = t.kind.of(&spec).cloned() else { return };
         let timing = Timing::of(&probe);
         let done = match t.kind {
@@ -433,7 +433,7 @@ impl Kubelet {
 
     fn probe_result(&mut self, ctx: &mut Ctx, uid: &str, name: &str, kind: ProbeKind, cid: &str, outcome: Outcome) {
         let Some(w) = self.workers.get(uid) else { return };
-        let Some(spec) = container_spec(&w.pod, name) else { return };
+        let Some(spec) = container_spec(w, name) else { return };
         let Some(probe) = kind.of(spec) else { return };
         let timing = Timing::of(probe);
         let grace = probe

@@ -280,6 +280,19 @@ impl Kubelet {
         if !init_statuses.is_empty() {
             status["initContainerStatuses"] = json!(init_statuses);
         }
+        if !w.ephemeral.is_empty() {
+            let ephemeral: Vec<Value> = w
+                .ephemeral
+                .iter()
+                .map(|c| {
+                    let (mut s, _) = self.container_status(uid, w, c, Role::Ephemeral);
+                    // Ephemeral containers have no probes and are never ready.
+                    s["ready"] = json!(false);
+                    s
+                })
+                .collect();
+            status["ephemeralContainerStatuses"] = json!(ephemeral);
+        }
         if let Some(ip) = w.ip.as_ref().filter(|_| w.sandbox.is_some()) {
             status["podIP"] = json!(ip);
             status["podIPs"] = json!([{ "ip": ip }]);
