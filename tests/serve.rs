@@ -1394,3 +1394,28 @@ fn the_real_kubectl_debugs_a_pod_with_an_ephemeral_container_and_a_node_with_a_p
     );
     assert_eq!(code, 1);
 }
+
+#[test]
+fn the_real_kubectl_copies_files_out_of_containers_over_exec() {
+    let s = Served::start(&[]);
+    s.kubectl(&["run", "web", "--image=nginx"], None);
+    s.kubectl(&["run", "bb", "--image=busybox", "--", "sleep", "3600"], None);
+    s.kubectl_until(&["get", "pods", "--no-headers"], |o| o.lines().filter(|l| l.contains("Running")).count() == 2);
+    let dir = std::env::temp_dir().join(format!("kubeglass-cp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // kubectl runs `tar cf - PATH` in the container and unpacks what it writes. tar's note goes to its
+    // stderr, which kubectl shows only if it reads it before the archive ends (it stops at the archive's end).
+    let hostname = dir.join("hostname");
+    let (_, err, code) = s.kubectl(&["cp", "web:/etc/hostname", hostname.to_str().unwrap()], None);
+    assert!(["", "tar: Removing leading `/' from member names\n"].contains(&err.as_str()), "{err}");
+    assert_eq!(code, 0);
+    assert_eq!(std::fs::read_to_string(&hostname).unwrap(), "web\n");
+    let hosts = dir.join("hosts");
+    let (_, err, code) = s.kubectl(&["cp", "bb:/etc/hosts", hosts.to_str().unwrap()], None);
+    assert!(["", "tar: removing leading '/' from member names\n"].contains(&err.as_str()), "{err}");
+    assert_eq!(code, 0);
+    let text = std::fs::read_to_string(&hosts).unwrap();
+    assert!(text.starts_with("# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n"), "{text}");
+    assert!(text.trim_end().ends_with("\tbb"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -89,22 +89,29 @@ const SHELLS: &[&str] = &["sh", "ash", "dash", "bash"];
 
 /// Tools a busybox image has besides the simulated ones.
 const BUSYBOX_TOOLS: &[&str] = &[
-    "sh", "ash", "wget", "nslookup", "ping", "ps", "top", "head", "tail", "grep", "sed", "awk", "wc", "mkdir", "rm",
-    "touch", "cp", "mv", "sort", "uniq", "tr", "cut", "nc", "netstat", "ip", "ifconfig", "vi", "df", "du", "free",
-    "kill", "ln", "chmod", "which", "seq", "printf", "test", "expr", "find", "xargs", "tee", "basename", "dirname",
+    "sh", "ash", "wget", "tar", "nslookup", "ping", "ps", "top", "head", "tail", "grep", "sed", "awk", "wc", "mkdir",
+    "rm", "touch", "cp", "mv", "sort", "uniq", "tr", "cut", "nc", "netstat", "ip", "ifconfig", "vi", "df", "du",
+    "free", "kill", "ln", "chmod", "which", "seq", "printf", "test", "expr", "find", "xargs", "tee", "basename",
+    "dirname",
 ];
 
 /// Tools of a Debian-based image besides the simulated ones.
 const DEBIAN_TOOLS: &[&str] = &[
-    "sh", "dash", "bash", "head", "tail", "grep", "sed", "awk", "wc", "mkdir", "rm", "touch", "cp", "mv", "sort",
-    "uniq", "tr", "cut", "df", "du", "kill", "ln", "chmod", "which", "seq", "printf", "test", "expr", "find", "xargs",
-    "tee", "basename", "dirname", "apt", "apt-get", "dpkg",
+    "sh", "dash", "bash", "tar", "head", "tail", "grep", "sed", "awk", "wc", "mkdir", "rm", "touch", "cp", "mv",
+    "sort", "uniq", "tr", "cut", "df", "du", "kill", "ln", "chmod", "which", "seq", "printf", "test", "expr", "find",
+    "xargs", "tee", "basename", "dirname", "apt", "apt-get", "dpkg",
 ];
 
 /// Marks a variable reference inside a lexed word until the command runs.
 const VAR_MARK: char = '\u{0}';
 /// Starts a marked reference that is a command substitution (`$(…)`) rather than a variable.
 const COMMAND_MARK: char = '\u{1}';
+
+/// `tar cf - …` / `tar -cf - …`: create an archive on stdout (the one form of tar kubeglass runs).
+fn is_create_to_stdout(args: &[String]) -> bool {
+    let mode = args.first().map(|a| a.trim_start_matches('-')).unwrap_or("");
+    mode.len() == 2 && mode.contains('c') && mode.ends_with('f') && args.get(1).map(String::as_str) == Some("-")
+}
 
 /// Where executables are looked up.
 const PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -599,6 +606,7 @@ impl<'a> Shell<'a> {
             }
             "ls" => self.ls(args),
             "wget" | "curl" => self.network(argv),
+            "tar" if is_create_to_stdout(args) => self.tar(&args[2..]),
             other if SIMULATED.contains(&other) || SHELLS.contains(&other) => self.not_simulated(&argv.join(" ")),
             other => self.not_simulated(other),
         }
@@ -624,6 +632,63 @@ impl<'a> Shell<'a> {
                 0
             }
         }
+    }
+
+    /// `tar cf - PATH…` (what `kubectl cp POD:PATH LOCAL` runs): an archive of the files on stdout, member
+    /// names without their leading `/`; a file that is not there is reported and the exit code is 1, the
+    /// archive written all the same (GNU tar in the Debian family, busybox's elsewhere).
+    fn tar(&mut self, paths: &[String]) -> i32 {
+        let gnu = !self.image.busybox_like();
+        let mut archive = tar::Builder::new(Vec::new());
+        let (mut failed, mut stripped) = (false, false);
+        for path in paths {
+            let text = match self.file(path) {
+                Ok(text) => text,
+                Err(why) => {
+                    let line = if gnu {
+                        format!("tar: {path}: Cannot stat: {why}\n")
+                    } else {
+                        format!("tar: {path}: {why}\n")
+                    };
+                    self.write(true, &line);
+                    failed = true;
+                    continue;
+                }
+            };
+            let name = path.trim_start_matches('/');
+            if name.len() != path.len() && !stripped {
+                stripped = true;
+                let note = if gnu {
+                    "tar: Removing leading `/' from member names\n"
+                } else {
+                    "tar: removing leading '/' from member names\n"
+                };
+                self.write(true, note);
+            }
+            let mut header = tar::Header::new_gnu();
+            header.set_size(text.len() as u64);
+            header.set_mode(0o644);
+            header.set_mtime(crate::sim::time::EPOCH_MS.saturating_add(self.run.now.ms()) / 1000);
+            header.set_entry_type(tar::EntryType::Regular);
+            // Names and owners are plain ASCII or they fail here, as the member is then left out.
+            let named = header.set_username("root").and_then(|()| header.set_groupname("root"));
+            if named.is_ok() && archive.append_data(&mut header, name, text.as_bytes()).is_err() {
+                failed = true;
+            }
+        }
+        let bytes = archive.into_inner().unwrap_or_default();
+        // Headers are ASCII and the files text: the archive is valid UTF-8.
+        self.write(false, &String::from_utf8_lossy(&bytes));
+        if failed {
+            let last = if gnu {
+                "tar: Exiting with failure status due to previous errors\n"
+            } else {
+                "tar: error exit delayed from previous errors\n"
+            };
+            self.write(true, last);
+            return if gnu { 2 } else { 1 };
+        }
+        0
     }
 
     fn not_simulated(&mut self, what: &str) -> i32 {
@@ -1072,6 +1137,39 @@ mod tests {
         let (out, code, _) = run("registry.k8s.io/etcd:3.6.4-0", &["etcdctl", "version"], None).unwrap_or_default();
         assert_eq!(code, 126);
         assert!(out.contains("does not simulate"), "{out}");
+    }
+
+    #[test]
+    fn tar_to_stdout_archives_the_files_as_kubectl_cp_reads_them() {
+        let c = test_container("busybox", Env::default());
+        let s = sandbox();
+        let cmd: Vec<String> = ["tar", "cf", "-", "/etc/hostname", "/nope"].iter().map(|w| w.to_string()).collect();
+        let run = ExecRun {
+            container: &c,
+            sandbox: Some(&s),
+            cmd: &cmd,
+            stdin: None,
+            tty: false,
+            now: SimTime::ZERO,
+            net: &[],
+        };
+        let done = exec_sync(&run, "e1").unwrap();
+        let stderr: String = done.output.iter().filter(|(e, _)| *e).map(|(_, t)| t.as_str()).collect();
+        assert_eq!(
+            stderr,
+            "tar: removing leading '/' from member names\ntar: /nope: No such file or directory\ntar: error exit delayed from previous errors\n"
+        );
+        assert_eq!(done.exit_code, 1);
+        let bytes: Vec<u8> = done.output.iter().filter(|(e, _)| !*e).flat_map(|(_, t)| t.bytes()).collect();
+        let mut archive = tar::Archive::new(bytes.as_slice());
+        let mut members = Vec::new();
+        for entry in archive.entries().unwrap() {
+            let mut entry = entry.unwrap();
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut entry, &mut text).unwrap();
+            members.push((entry.path().unwrap().display().to_string(), text));
+        }
+        assert_eq!(members, [("etc/hostname".to_string(), "web\n".to_string())]);
     }
 
     #[test]
