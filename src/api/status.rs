@@ -456,7 +456,14 @@ impl Status {
             format!("The {} {:?} is invalid", self.kind, self.name)
         };
         if seen.len() == 1 {
-            format!("{what}: {}", seen[0])
+            // MultilineError ends the line with a newline of its own, after one the cause may have (the
+            // ephemeral containers' `may not be changed\n`); the printer adds one only where none ends it.
+            let line = format!("{what}: {}", seen[0]);
+            if line.ends_with('\n') {
+                line + "\n"
+            } else {
+                line
+            }
         } else {
             let bullets: Vec<String> = seen.iter().map(|l| format!("* {l}")).collect();
             format!("{what}: \n{}", bullets.join("\n"))

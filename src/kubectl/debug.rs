@@ -186,19 +186,16 @@ async fn ephemeral(
     if let Some(target) = ctx.args.get(&["target"]).filter(|t| !t.is_empty()) {
         debug["targetContainerName"] = json!(target);
     }
-    // CreateTwoWayMergePatch of the pod and the pod with the container added.
-    let existing: Vec<Value> = pod
-        .spec
-        .iter()
-        .flat_map(|s| s.ephemeral_containers.iter().flatten())
-        .map(|c| json!({"name": c.name}))
-        .collect();
-    let mut patch = json!({"spec": {"ephemeralContainers": [debug]}});
-    if !existing.is_empty() {
-        let mut order = existing;
-        order.push(json!({"name": container}));
-        patch["spec"]["$setElementOrder/ephemeralContainers"] = json!(order);
+    // CreateTwoWayMergePatch of the pod and the pod with the container appended (a name already taken by an
+    // ephemeral container shows as a change to it, which the apiserver refuses).
+    let original = Object::Pod(Box::new(pod)).to_json();
+    let mut modified = original.clone();
+    match modified["spec"]["ephemeralContainers"].as_array_mut() {
+        Some(list) => list.push(debug),
+        None => modified["spec"]["ephemeralContainers"] = json!([debug]),
     }
+    let root = crate::apiserver::strategic::root_type("v1", "Pod");
+    let patch = crate::apiserver::strategic::two_way(&original, &modified, root);
     let mut req =
         ctx.request(Verb::Patch, Kind::Pod.info()).namespace(Some(&ns)).name(name).subresource("ephemeralcontainers");
     req.patch = Some(PatchBody::Strategic(patch));
