@@ -127,3 +127,36 @@ fn debug_node_runs_a_pod_in_the_nodes_namespaces() {
         (format!("{LEGACY}Error from server (NotFound): nodes \"nope\" not found\n").as_str(), Some(1))
     );
 }
+
+#[test]
+fn an_ephemeral_container_starts_while_an_init_container_is_stuck_and_its_log_is_read() {
+    let mut c = cluster();
+    let manifest = "apiVersion: v1
+kind: Pod
+metadata: {name: stuck}
+spec:
+  initContainers: [{name: wait, image: busybox, command: [sleep, '3600']}]
+  containers: [{name: app, image: nginx}]
+";
+    crate::apply(&mut c, manifest);
+    c.advance_ms(20_000);
+    let (out, _) = kubectl(&mut c, "debug stuck --image=busybox -c dbg --profile=general -- sh -c 'echo looking'");
+    assert_eq!(out, "");
+    c.advance_ms(10_000);
+    let state = "{.status.ephemeralContainerStatuses[0].state.terminated.reason}";
+    assert_eq!(kubectl(&mut c, &format!("get pod stuck -o jsonpath={state}")).0, "Completed");
+    assert_eq!(kubectl(&mut c, "logs stuck -c dbg"), ("looking\n".to_string(), Some(0)));
+    // The pod is still initializing: the debugging container did not wait for it.
+    let (out, _) = kubectl(&mut c, "get pod stuck --no-headers");
+    assert!(out.contains("Init:0/1"), "{out}");
+}
+
+#[test]
+fn debug_i_of_a_command_that_ends_first_prints_its_log() {
+    let mut c = cluster();
+    // kubectl saw it running, but it had ended by the time the attach reached the kubelet.
+    let r = c.kubectl("debug web -i --image=busybox -c quick --profile=general -- echo hi", None, 120_000);
+    let warning = "warning: couldn't attach to pod/web, falling back to streaming logs: unable to upgrade connection: container not found (\"quick\")\n";
+    assert_eq!(r.output, format!("{RECORDED}{warning}hi\n"));
+    assert_eq!(r.exit, Some(0));
+}

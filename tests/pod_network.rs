@@ -149,3 +149,54 @@ fn a_shell_on_an_attached_stdin_runs_wget_too() {
     assert!(r.output.contains("Welcome to nginx!"), "{}", r.output);
     assert!(r.output.ends_with("pod \"t\" deleted from default namespace\n"), "{}", r.output);
 }
+
+#[test]
+fn a_scripts_connectors_and_redirections_follow_the_programs_status() {
+    let mut c = cluster();
+    let script = "wget -q -O- web > /dev/null && echo fetched; wget -q -O- nosuch || exit 3; echo never";
+    kubectl(&mut c, &format!("run s --image=busybox --restart=Never -- sh -c '{script}'"));
+    c.advance_ms(30_000);
+    let (out, _) = kubectl(&mut c, "logs s");
+    assert_eq!(out, "fetched\nwget: bad address 'nosuch'\n");
+    let (out, _) = kubectl(&mut c, "get pod s -o jsonpath={.status.containerStatuses[0].state.terminated.exitCode}");
+    assert_eq!(out, "3");
+}
+
+#[test]
+fn a_process_waiting_for_the_network_outlives_a_containerd_restart() {
+    let mut c = cluster();
+    kubectl(&mut c, "run w --image=busybox --restart=Never -- sh -c 'sleep 10; wget -q -O- web; echo after $?'");
+    c.advance_ms(8_000);
+    let node = kubectl(&mut c, "get pod w -o jsonpath={.spec.nodeName}").0;
+    let r = c.shell(&node, "systemctl restart containerd", 30_000);
+    assert_eq!(r.exit, Some(0), "{}", r.output);
+    c.advance_ms(30_000);
+    let (out, _) = kubectl(&mut c, "logs w");
+    assert!(welcome(&out) && out.ends_with("</html>\nafter 0\n"), "{out}");
+    assert_eq!(kubectl(&mut c, "get pod w -o jsonpath={.status.phase}").0, "Succeeded");
+}
+
+#[test]
+fn an_exec_probe_waiting_for_a_black_hole_times_out_as_its_probe_says() {
+    let mut c = cluster();
+    let manifest = "apiVersion: v1
+kind: Pod
+metadata: {name: probed}
+spec:
+  containers:
+  - name: c
+    image: busybox
+    command: [sleep, '3600']
+    readinessProbe:
+      exec: {command: [wget, -q, -O-, 'http://10.255.0.1/']}
+      timeoutSeconds: 1
+      periodSeconds: 5
+";
+    crate::apply(&mut c, manifest);
+    c.advance_ms(40_000);
+    let (out, _) = kubectl(&mut c, "describe pod probed");
+    // The runtime's deadline passes while wget still waits for a SYN answer (127 s): the probe fails then.
+    assert!(out.contains("Readiness probe failed: command \"wget -q -O- http://10.255.0.1/\" timed out"), "{out}");
+    let (out, _) = kubectl(&mut c, "get pod probed --no-headers");
+    assert!(out.split_whitespace().nth(1) == Some("0/1"), "{out}");
+}

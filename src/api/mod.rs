@@ -4,6 +4,7 @@
 
 pub mod cron;
 pub mod custom;
+pub mod ephemeral;
 pub mod events;
 pub mod go_json;
 pub mod hash;

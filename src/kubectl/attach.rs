@@ -206,16 +206,22 @@ pub async fn handle_attach_pod(ctx: &Context, namespace: &str, name: &str, opts:
     if phase == "Succeeded" || phase == "Failed" {
         return log_pod(ctx, &pod, opts).await;
     }
-    if let Err(Failure(line)) = run_attach(ctx, &pod, opts).await {
+    attach_or_log(ctx, &pod, opts).await
+}
+
+/// Attaches to the pod, or when that fails says so and prints the container's log instead.
+pub async fn attach_or_log(ctx: &Context, pod: &Pod, opts: &Options) -> Result<(), Failure> {
+    if let Err(Failure(line)) = run_attach(ctx, pod, opts).await {
         let cause = line.strip_prefix("error: ").unwrap_or(&line);
+        let name = pod.metadata.name.as_deref().unwrap_or("");
         ctx.println(&format!("warning: couldn't attach to pod/{name}, falling back to streaming logs: {cause}"));
-        return log_pod(ctx, &pod, opts).await;
+        return log_pod(ctx, pod, opts).await;
     }
     Ok(())
 }
 
 /// `logOpts`: the attached container's whole log.
-async fn log_pod(ctx: &Context, pod: &Pod, opts: &Options) -> Result<(), Failure> {
+pub async fn log_pod(ctx: &Context, pod: &Pod, opts: &Options) -> Result<(), Failure> {
     let container = container_to_attach(ctx, pod, opts)
         .map_err(|e| common::error(format!("cannot attach to the container: {e}")))?;
     let mut req = ctx

@@ -8,7 +8,7 @@
 
 use serde_json::{json, Value};
 
-use crate::api::api::core::v1::Pod;
+use crate::api::api::core::v1::{ContainerStatus, Pod};
 use crate::api::{ApiResponse, Kind, Object, PatchBody, Status, Verb, WatchEventType};
 use crate::sim::rng::{fnv1a64, Rng};
 
@@ -91,7 +91,11 @@ pub async fn debug(ctx: &Context) -> Result<(), Failure> {
     }
     let opts = Options { container: Some(container.clone()), ..opts };
     let pod = wait_for_container(ctx, &namespace, &pod, &container).await?;
-    attach::run_attach(ctx, &pod, &opts).await
+    if terminated(&pod, &container) {
+        // It ended before kubectl could attach: its log instead.
+        return attach::log_pod(ctx, &pod, &opts).await;
+    }
+    attach::attach_or_log(ctx, &pod, &opts).await
 }
 
 enum Target {
@@ -301,6 +305,23 @@ async fn wait_for_container(ctx: &Context, ns: &str, name: &str, container: &str
     Err(common::error("timed out waiting for the condition"))
 }
 
+/// Whether the container has ended.
+fn terminated(pod: &Pod, container: &str) -> bool {
+    status_of(pod, container).and_then(|s| s.state.as_ref()).is_some_and(|st| st.terminated.is_some())
+}
+
+/// The container's status among the pod's init, app and ephemeral ones (`getContainerStatusByName`).
+fn status_of<'a>(pod: &'a Pod, container: &str) -> Option<&'a ContainerStatus> {
+    let status = pod.status.as_ref()?;
+    let mut all = status
+        .init_container_statuses
+        .iter()
+        .flatten()
+        .chain(status.container_statuses.iter().flatten())
+        .chain(status.ephemeral_container_statuses.iter().flatten());
+    all.find(|s| s.name == container)
+}
+
 enum State {
     /// Running or terminated: the wait is over.
     Ready,
@@ -310,15 +331,9 @@ enum State {
 
 /// The container's state in the pod's statuses (init, app or ephemeral).
 fn container_state(pod: &Pod, container: &str) -> State {
-    let Some(status) = pod.status.as_ref() else { return State::Waiting(String::new()) };
-    let all = status
-        .init_container_statuses
-        .iter()
-        .flatten()
-        .chain(status.container_statuses.iter().flatten())
-        .chain(status.ephemeral_container_statuses.iter().flatten());
-    let Some(s) = all.into_iter().find(|s| s.name == container) else { return State::Waiting(String::new()) };
-    let Some(state) = s.state.as_ref() else { return State::Waiting(String::new()) };
+    let Some(state) = status_of(pod, container).and_then(|s| s.state.as_ref()) else {
+        return State::Waiting(String::new());
+    };
     if state.running.is_some() || state.terminated.is_some() {
         return State::Ready;
     }

@@ -639,11 +639,25 @@ impl<'a> Shell<'a> {
     /// archive written all the same (GNU tar in the Debian family, busybox's elsewhere).
     fn tar(&mut self, paths: &[String]) -> i32 {
         let gnu = !self.image.busybox_like();
+        if paths.is_empty() {
+            let (text, code) = if gnu {
+                ("tar: Cowardly refusing to create an empty archive\nTry 'tar --help' or 'tar --usage' for more information.\n", 2)
+            } else {
+                ("tar: empty archive\n", 1)
+            };
+            self.write(true, text);
+            return code;
+        }
         let mut archive = tar::Builder::new(Vec::new());
         let (mut failed, mut stripped) = (false, false);
         for path in paths {
             let text = match self.file(path) {
                 Ok(text) => text,
+                Err("Is a directory") => {
+                    self.write(true, &format!("tar: {path}: kubeglass does not simulate archiving a directory\n"));
+                    failed = true;
+                    continue;
+                }
                 Err(why) => {
                     let line = if gnu {
                         format!("tar: {path}: Cannot stat: {why}\n")

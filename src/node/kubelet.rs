@@ -892,7 +892,7 @@ impl Kubelet {
             w
         });
         w.pod = shared;
-        w.ephemeral = ephemeral_containers(pod);
+        w.ephemeral = crate::api::ephemeral::as_containers(pod.spec.as_ref());
         w.orphan = false;
         w.key = o.ns_name();
         if deleted {
@@ -1469,6 +1469,22 @@ impl Kubelet {
                 return;
             }
         }
+        // Ephemeral containers (`kubectl debug`) first, as computePodActions starts them even while init
+        // containers run (debugging a stuck init is what they are for): each started once, never restarted.
+        for name in w.ephemeral.iter().map(|c| c.name.clone()) {
+            match self.pod_containers(uid, &name).last().map(|c| (c.state, c.id.clone())) {
+                Some((ContainerState::Created, id)) => {
+                    self.work(ctx, uid, CriCall::StartContainer { id }, Step::Start { container: name });
+                    return;
+                }
+                Some(_) => {}
+                None => {
+                    if self.ensure_image(ctx, uid, &name, 0) {
+                        return;
+                    }
+                }
+            }
+        }
         let policy = restart_policy(&w.pod);
         let spec = w.pod.spec.clone().unwrap_or_default();
         // Init containers, in order: each runs to completion (a sidecar until started) before the next.
@@ -1531,21 +1547,6 @@ impl Kubelet {
                         return;
                     }
                 }
-                None => {
-                    if self.ensure_image(ctx, uid, &name, 0) {
-                        return;
-                    }
-                }
-            }
-        }
-        // Ephemeral containers (`kubectl debug`): each started once, never restarted.
-        for name in w.ephemeral.iter().map(|c| c.name.clone()) {
-            match self.pod_containers(uid, &name).last().map(|c| (c.state, c.id.clone())) {
-                Some((ContainerState::Created, id)) => {
-                    self.work(ctx, uid, CriCall::StartContainer { id }, Step::Start { container: name });
-                    return;
-                }
-                Some(_) => {}
                 None => {
                     if self.ensure_image(ctx, uid, &name, 0) {
                         return;
@@ -2010,17 +2011,6 @@ fn waiting_state(reason: &str, message: &str) -> Value {
 fn container_spec<'a>(w: &'a Worker, name: &str) -> Option<&'a crate::api::api::core::v1::Container> {
     let spec = w.pod.spec.as_ref()?;
     spec.containers.iter().chain(spec.init_containers.iter().flatten()).chain(&w.ephemeral).find(|c| c.name == name)
-}
-
-/// A pod's ephemeral containers as containers (the fields they share; an ephemeral container has no ports,
-/// probes or resources of its own).
-fn ephemeral_containers(pod: &Pod) -> Vec<crate::api::api::core::v1::Container> {
-    let listed = pod.spec.as_ref().and_then(|s| s.ephemeral_containers.as_ref());
-    listed
-        .into_iter()
-        .flatten()
-        .filter_map(|e| serde_json::to_value(e).ok().and_then(|v| serde_json::from_value(v).ok()))
-        .collect()
 }
 
 /// Which part a container plays in its pod, which decides when it is restarted.

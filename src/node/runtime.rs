@@ -31,8 +31,11 @@
 //! - Network programs (`wget`, `curl`): the process's packets leave the pod, so containerd hands the
 //!   program's command line to the network ([`Ctx::connect`], answered by the cluster's data plane with a
 //!   [`Payload::NetAnswer`] once the program is done). A script's statement waits for it and the rest of
-//!   the script goes on after (`$?` is the program's status); an ExecSync or Attach call runs again from
-//!   its start with the answers so far ([`NetWait::Call`]). A `while` loop's network programs are not run.
+//!   the script goes on after: `&&` and `||` follow the program's status, which the next statement sees
+//!   as `$?`, and its `> /dev/null`, `2>/dev/null`, `2>&1` are honoured. An ExecSync or Attach call runs
+//!   again from its start with the answers so far ([`NetWait::Call`]); an ExecSync's timeout runs while it
+//!   waits. Waiting processes ask again when containerd restarts (they run on under their shims). A
+//!   `while` loop's network programs are not run.
 //!
 //! Stopping: images that handle SIGTERM stop at once (exit 0); shell-like workloads (PID 1 ignores
 //! SIGTERM) are killed when the timeout ends (exit 137).
@@ -366,7 +369,10 @@ pub struct Workload {
 pub struct NetStep {
     pub at_ms: u64,
     pub call: NetCall,
+    /// The rest of the script, each statement after its connector (`;`, `&&`, `||`).
     pub rest: String,
+    /// What the program's redirections discard: (stdout, stderr).
+    pub discard: (bool, bool),
 }
 
 /// A container's main process that is a shell reading its open stdin.
@@ -408,6 +414,7 @@ pub const PAUSE_IMAGE: &str = "registry.k8s.io/pause:3.10";
 const PULL_BASE: u64 = 1 << 40;
 const EXIT_BASE: u64 = 2 << 40;
 const NET_BASE: u64 = 3 << 40;
+const DEADLINE_BASE: u64 = 4 << 40;
 
 /// The node's containerd.
 #[derive(Debug)]
@@ -443,6 +450,9 @@ pub struct Containerd {
     /// sandbox and call.
     net_later: BTreeMap<u64, (u64, String, NetCall)>,
     next_net: u64,
+    /// ExecSync calls waiting for the network with a timeout: timer token → (requester, request id,
+    /// timeout). The first to come, the answer or the deadline, is the call's end.
+    exec_deadlines: BTreeMap<u64, (ComponentId, u64, u64)>,
     /// The call being run again with the network's answers so far (see [`NetWait::Call`]).
     replay: Option<Replay>,
 }
@@ -455,8 +465,9 @@ enum NetWait {
     /// An ExecSync or Attach call: it runs again from its start with every answer so far once the next
     /// one is in (commands are deterministic, so it gets as far again and further).
     Call { from: ComponentId, id: u64, call: Box<CriCall>, replay: Replay },
-    /// A container's main process: the rest of its script runs after the answer.
-    Main { cid: String, rest: String },
+    /// A container's main process: the rest of its script runs after the answer. (Its call, to ask again
+    /// when containerd restarts: the process runs on under its shim.)
+    Main { cid: String, rest: String, call: NetCall, discard: (bool, bool) },
 }
 
 /// What a call run again already has: the network's answers, its start, and its process id.
@@ -490,6 +501,7 @@ impl Containerd {
             net_waits: BTreeMap::new(),
             net_later: BTreeMap::new(),
             next_net: 0,
+            exec_deadlines: BTreeMap::new(),
             replay: None,
         };
         for image in std::iter::once(&PAUSE_IMAGE).chain(preloaded) {
@@ -549,6 +561,18 @@ impl Containerd {
         for id in running {
             self.arm_exit(_ctx, &id);
         }
+        // The answers the network owed the old process are lost: calls made for the kubelet failed with it;
+        // a container's process still waits, so its question is asked again.
+        self.net_later.clear();
+        self.exec_deadlines.clear();
+        let waits = std::mem::take(&mut self.net_waits);
+        for wait in waits.into_values() {
+            let NetWait::Main { cid, rest, call, discard } = wait else { continue };
+            let Some(c) = self.containers.get(&cid).filter(|c| c.state == ContainerState::Running) else { continue };
+            let sandbox_id = c.sandbox_id.clone();
+            let again = NetWait::Main { cid, rest, call: call.clone(), discard };
+            self.ask_network(_ctx, &sandbox_id, 0, call, again);
+        }
     }
 
     /// The machine rebooted (it was powered off and on): containerd's metadata is on disk, but every task
@@ -571,6 +595,9 @@ impl Containerd {
         self.exits.clear();
         self.stops.clear();
         self.delayed.clear();
+        self.net_waits.clear();
+        self.net_later.clear();
+        self.exec_deadlines.clear();
     }
 
     /// The simulated components whose containers run now (what a power-off ends with the machine).
@@ -645,14 +672,14 @@ impl Containerd {
                     ctx.send(from, Payload::Cri(Box::new(CriMessage::Reply { id, result })));
                 }
             }
-            Some(NetWait::Main { cid, rest }) => self.main_goes_on(ctx, &cid, answer, &rest),
+            Some(NetWait::Main { cid, rest, discard, .. }) => self.main_goes_on(ctx, &cid, answer, &rest, discard),
             None => {}
         }
     }
 
     /// A container's main process got the answer of its network program: it writes it, then the rest of
     /// its script runs (or, with none, the process ends with the program's exit code).
-    fn main_goes_on(&mut self, ctx: &mut Ctx, cid: &str, answer: NetAnswer, rest: &str) {
+    fn main_goes_on(&mut self, ctx: &mut Ctx, cid: &str, answer: NetAnswer, rest: &str, discard: (bool, bool)) {
         let Some(c) = self.containers.get_mut(cid) else { return };
         if c.state != ContainerState::Running {
             return;
@@ -661,6 +688,7 @@ impl Containerd {
         let written: Vec<Planned> = answer
             .output
             .iter()
+            .filter(|(stderr, _)| !(if *stderr { discard.1 } else { discard.0 }))
             .flat_map(|(stderr, text)| {
                 let stream = if *stderr { Stream::Stderr } else { Stream::Stdout };
                 text.lines().map(move |line| Planned {
@@ -671,11 +699,11 @@ impl Containerd {
             })
             .collect();
         c.workload.output.append_shifted(Output::new(written, None), offset);
+        let rest = after_status(rest, answer.exit_code);
         let next = if rest.trim().is_empty() {
             Workload::new(Some((0, answer.exit_code)), false, Output::default())
         } else {
-            // `$?` in what follows is the program's status.
-            run_script(&rest.replace("$?", &answer.exit_code.to_string()))
+            run_script(&rest)
         };
         c.workload.output.append_shifted(next.output, offset);
         c.workload.files.extend(next.files.into_iter().map(|(ms, path, exists)| (offset + ms, path, exists)));
@@ -694,7 +722,8 @@ impl Containerd {
         let Some(step) = c.workload.network.take() else { return };
         let at = c.started_at.unwrap_or(ctx.now).ms().saturating_add(step.at_ms);
         let sandbox_id = c.sandbox_id.clone();
-        let wait = NetWait::Main { cid: cid.to_string(), rest: step.rest };
+        let wait =
+            NetWait::Main { cid: cid.to_string(), rest: step.rest, call: step.call.clone(), discard: step.discard };
         self.ask_network(ctx, &sandbox_id, at.saturating_sub(ctx.now.ms()), step.call, wait);
     }
 
@@ -920,7 +949,18 @@ impl Containerd {
                 match done {
                     Ok(done) => {
                         if let Some((at_ms, net)) = done.needs {
+                            if timeout_ms > 0 && at_ms >= timeout_ms {
+                                let left = timeout_ms.saturating_sub(spent);
+                                return self.later(ctx, from, id, Err(exec_timeout_error(timeout_ms)), left);
+                            }
                             let sandbox_id = c.sandbox_id.clone();
+                            if timeout_ms > 0 && replay.answers.is_empty() {
+                                // The command's deadline runs while it waits for the network.
+                                self.next_timer += 1;
+                                let token = DEADLINE_BASE + self.next_timer;
+                                self.exec_deadlines.insert(token, (from, id, timeout_ms));
+                                ctx.timer_in_chain(timeout_ms.saturating_sub(spent), token);
+                            }
                             let call = Box::new(CriCall::ExecSync { id: cid, cmd, stdin, tty, timeout_ms });
                             let wait = NetWait::Call { from, id, call, replay };
                             self.ask_network(ctx, &sandbox_id, at_ms.saturating_sub(spent), net, wait);
@@ -1107,7 +1147,33 @@ impl Containerd {
 
     pub fn on_timer(&mut self, ctx: &mut Ctx, token: u64) {
         if let Some((question, sandbox_id, call)) = self.net_later.remove(&token) {
-            self.connect(ctx, question, &sandbox_id, call);
+            // A process that ended meanwhile asks nothing.
+            let gone = match self.net_waits.get(&question) {
+                Some(NetWait::Main { cid, .. }) => {
+                    !self.containers.get(cid).is_some_and(|c| c.state == ContainerState::Running)
+                }
+                Some(NetWait::Call { .. }) => false,
+                None => true,
+            };
+            if gone {
+                self.net_waits.remove(&question);
+            } else {
+                self.connect(ctx, question, &sandbox_id, call);
+            }
+            return;
+        }
+        if let Some((from, id, timeout_ms)) = self.exec_deadlines.remove(&token) {
+            let waiting = self
+                .net_waits
+                .iter()
+                .find(|(_, w)| matches!(w, NetWait::Call { from: f, id: i, .. } if *f == from && *i == id))
+                .map(|(q, _)| *q);
+            if let Some(question) = waiting {
+                // Its answer, when it comes, finds nobody waiting.
+                self.net_waits.remove(&question);
+                let reply = Err(exec_timeout_error(timeout_ms));
+                ctx.send(from, Payload::Cri(Box::new(CriMessage::Reply { id, result: reply })));
+            }
             return;
         }
         if let Some((from, id, img, ms)) = self.pulls.remove(&token) {
@@ -1440,8 +1506,8 @@ fn run_script(script: &str) -> Workload {
     let mut ms: u64 = 0;
     let mut once = Vec::new();
     let mut files = Vec::new();
-    let statements: Vec<&str> =
-        script.split(['\n', ';']).flat_map(|s| s.split("&&")).flat_map(|s| s.split("||")).collect();
+    let parsed = statements(script);
+    let statements: Vec<&str> = parsed.iter().map(|(_, s)| *s).collect();
     let mut i = 0;
     let with_files = |mut w: Workload, files: Vec<(u64, String, bool)>| {
         w.files = files;
@@ -1475,10 +1541,10 @@ fn run_script(script: &str) -> Workload {
                 return with_files(Workload::new(Some((ms, code)), false, Output::new(once, None)), files);
             }
             Step::Forever => return with_files(forever(Output::new(once, None)), files),
-            Step::Network(call) => {
-                let rest = statements[i..].join(";");
+            Step::Network(call, discard) => {
+                let rest: String = parsed[i..].iter().map(|(c, s)| format!("{c}{s}")).collect();
                 let mut w = with_files(forever(Output::new(once, None)), files);
-                w.network = Some(Box::new(NetStep { at_ms: ms, call, rest }));
+                w.network = Some(Box::new(NetStep { at_ms: ms, call, rest, discard }));
                 return w;
             }
         }
@@ -1486,13 +1552,60 @@ fn run_script(script: &str) -> Workload {
     with_files(Workload::new(Some((ms, 0)), false, Output::new(once, None)), files)
 }
 
+/// A script's statements, each after the connector that joins it to the one before (`;` for newlines and
+/// the first). As crude as the walker: quotes do not protect a connector.
+fn statements(script: &str) -> Vec<(&'static str, &str)> {
+    let mut out = Vec::new();
+    let (mut connector, mut start, mut i) = (";", 0, 0);
+    let bytes = script.as_bytes();
+    while i < bytes.len() {
+        let two = script.get(i..i + 2);
+        let (next, width) = match (bytes[i], two) {
+            (_, Some("&&")) => ("&&", 2),
+            (_, Some("||")) => ("||", 2),
+            (b';' | b'\n', _) => (";", 1),
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        out.push((connector, &script[start..i]));
+        (connector, start, i) = (next, i + width, i + width);
+    }
+    out.push((connector, &script[start..]));
+    out
+}
+
+/// What of `rest` runs after a command that ended with `code`: statements joined by `&&` after a failure,
+/// or by `||` after a success, are skipped; the first that runs sees `code` as `$?`.
+fn after_status(rest: &str, code: i32) -> String {
+    let parsed = statements(rest);
+    let Some(first) = parsed.iter().position(|(c, s)| {
+        let runs = match *c {
+            "&&" => code == 0,
+            "||" => code != 0,
+            _ => true,
+        };
+        runs && !s.trim().is_empty()
+    }) else {
+        return String::new();
+    };
+    let mut out = parsed[first].1.replace("$?", &code.to_string());
+    for (c, s) in &parsed[first + 1..] {
+        out.push_str(c);
+        out.push_str(s);
+    }
+    out
+}
+
 /// What one statement of a script does to the process.
 enum Step {
     Next,
     End(i32),
     Forever,
-    /// It runs a network program: what follows waits for the network's answer.
-    Network(NetCall),
+    /// It runs a network program: what follows waits for the network's answer. The streams its
+    /// redirections discard (stdout, stderr).
+    Network(NetCall, (bool, bool)),
 }
 
 fn step(words: &[&str], ms: &mut u64, lines: &mut Vec<Planned>, files: &mut Vec<(u64, String, bool)>) -> Step {
@@ -1519,8 +1632,28 @@ fn step(words: &[&str], ms: &mut u64, lines: &mut Vec<Planned>, files: &mut Vec<
         }
         "tail" | "nginx" | "httpd" | "redis-server" => return Step::Forever,
         program if is_network_program(program) => {
-            let argv = words.iter().map(|w| w.trim_matches(['"', '\'']).to_string()).collect();
-            return Step::Network(NetCall { argv });
+            let (mut argv, mut discard) = (Vec::new(), (false, false));
+            let mut k = 0;
+            while k < words.len() {
+                let (w, next) = (words[k], words.get(k + 1).copied());
+                k += 1;
+                match (w, next) {
+                    ("2>&1", _) => discard.1 = discard.0,
+                    (">/dev/null" | "1>/dev/null", _) => discard.0 = true,
+                    ("2>/dev/null", _) => discard.1 = true,
+                    ("&>/dev/null", _) => discard = (true, true),
+                    (">" | "1>" | ">>", Some(target)) => {
+                        discard.0 = target == "/dev/null";
+                        k += 1;
+                    }
+                    ("2>" | "2>>", Some(target)) => {
+                        discard.1 = target == "/dev/null";
+                        k += 1;
+                    }
+                    _ => argv.push(w.trim_matches(['"', '\'']).to_string()),
+                }
+            }
+            return Step::Network(NetCall { argv }, discard);
         }
         _ => {}
     }

@@ -3,9 +3,10 @@
 //! cluster's business (`cluster::network`); this module is what wget itself prints.
 //!
 //! Options: `-q`, `-O FILE` (`-` for stdout), `-T SEC` (default 900; it bounds the connect, not the name
-//! lookup), `--spider`, `-S` (the status line only: kubeglass models no headers), `-U AGENT`,
-//! `--no-check-certificate`, `-c`, `-Y on/off`, their long forms, and short flags combined (`-qO-`,
-//! `-T5`). Not quiet: `Connecting to HOST (IP:PORT)`, `writing to stdout` or `saving to 'FILE'`, the
+//! lookup), `--spider`, `-S` (the status line only: kubeglass models no headers), `-U AGENT`, `-o FILE`
+//! (the messages go there, not to stderr), `--no-check-certificate`, `-c`, `-Y on/off`, their long forms,
+//! short flags combined (`-qO-`, `-T5`), and the GNU options busybox accepts and ignores (`-t N`/`--tries`,
+//! `-nv`, `--no-verbose`, `--no-cache`, `--no-clobber`, `--passive-ftp`, `-P DIR`, …). Not quiet: `Connecting to HOST (IP:PORT)`, `writing to stdout` or `saving to 'FILE'`, the
 //! progress meter as it prints when stderr is not a terminal, `written to stdout` or `'FILE' saved`.
 //! Errors are `wget: …` lines on stderr whether quiet or not, and end wget with exit code 1 (the libc
 //! option errors and the usage text included).
@@ -57,6 +58,8 @@ pub struct Args {
     pub server_response: bool,
     pub user_agent: String,
     pub check_certificate: bool,
+    /// `-o FILE`: what wget would write to stderr goes to that file instead.
+    pub log_file: Option<String>,
 }
 
 impl Default for Args {
@@ -70,6 +73,7 @@ impl Default for Args {
             server_response: false,
             user_agent: USER_AGENT.to_string(),
             check_certificate: true,
+            log_file: None,
         }
     }
 }
@@ -104,7 +108,18 @@ pub fn parse(words: &[&str]) -> Result<Args, (String, i32)> {
                 Some((n, v)) => (n, Some(v.to_string())),
                 None => (long, None),
             };
-            let takes = ["output-document", "timeout", "user-agent", "proxy", "header", "post-data", "post-file"];
+            let takes = [
+                "output-document",
+                "timeout",
+                "user-agent",
+                "proxy",
+                "header",
+                "post-data",
+                "post-file",
+                "tries",
+                "output-file",
+                "directory-prefix",
+            ];
             let value = if takes.contains(&name) {
                 match inline {
                     Some(v) => Some(v),
@@ -124,7 +139,20 @@ pub fn parse(words: &[&str]) -> Result<Args, (String, i32)> {
                 ("spider", None) => args.spider = true,
                 ("server-response", None) => args.server_response = true,
                 ("no-check-certificate", None) => args.check_certificate = false,
-                ("continue", None) => {}
+                ("output-file", Some(v)) => args.log_file = Some(v),
+                // Accepted and ignored, for compatibility with GNU wget (busybox's FEATURE_WGET_LONG_OPTIONS
+                // with DESKTOP, as the image is built).
+                (
+                    "continue"
+                    | "no-verbose"
+                    | "no-cache"
+                    | "no-clobber"
+                    | "passive-ftp"
+                    | "no-host-directories"
+                    | "no-parent",
+                    None,
+                ) => {}
+                ("tries" | "directory-prefix", Some(_)) => {}
                 ("output-document", Some(v)) => args.output = Some(v),
                 ("timeout", Some(v)) => args.timeout_s = seconds(&v)?,
                 ("user-agent", Some(v)) => args.user_agent = v,
@@ -143,7 +171,9 @@ pub fn parse(words: &[&str]) -> Result<Args, (String, i32)> {
                 'q' => args.quiet = true,
                 'S' => args.server_response = true,
                 'c' => {}
-                'O' | 'T' | 'U' | 'Y' | 'P' | 'o' => {
+                // `-nv`, `-nc`, …: ignored, with whatever follows it in the word.
+                'n' => k = flags.len(),
+                'O' | 'T' | 'U' | 'Y' | 'P' | 'o' | 't' => {
                     let rest: String = flags[k..].iter().collect();
                     k = flags.len();
                     let value = if rest.is_empty() {
@@ -161,6 +191,7 @@ pub fn parse(words: &[&str]) -> Result<Args, (String, i32)> {
                         'O' => args.output = Some(value),
                         'T' => args.timeout_s = seconds(&value)?,
                         'U' => args.user_agent = value,
+                        'o' => args.log_file = Some(value),
                         _ => {}
                     }
                 }
@@ -227,8 +258,12 @@ pub fn run(words: &[&str], mut fetch: impl FnMut(&Url, &str) -> Fetched) -> (Net
         last = Some(fetched);
         if !ok {
             answer.exit_code = 1;
-            return (answer, last);
+            break;
         }
+    }
+    if args.log_file.is_some() {
+        // Its messages went to the log file (kubeglass keeps no container files).
+        answer.output.retain(|(stderr, _)| !stderr);
     }
     (answer, last)
 }
@@ -452,6 +487,16 @@ mod tests {
         assert!(stderr(&a).starts_with("wget: unrecognized option '--nope'\nBusyBox"));
         let (a, _) = run(&["-T", "x", "web"], |_, _| unreachable!());
         assert_eq!(stderr(&a), "wget: invalid number 'x'\n");
+    }
+
+    #[test]
+    fn gnu_options_busybox_ignores_are_accepted() {
+        let (a, _) = run(&["--no-verbose", "--tries=1", "--spider", "-nv", "-t", "2", "http://web/"], |_, _| {
+            fetched(End::Answered(Reply::Http("ok".into())))
+        });
+        assert_eq!((stderr(&a), a.exit_code), ("Connecting to web (10.96.0.5:80)\nremote file exists\n".into(), 0));
+        let (a, _) = run(&["-o", "/tmp/log", "-O-", "web"], |_, _| fetched(End::Refused));
+        assert_eq!((stderr(&a), a.exit_code), (String::new(), 1));
     }
 
     #[test]

@@ -906,12 +906,7 @@ fn describe_pod(w: &mut Writer, pod: &core::Pod, related: &Related, now: SimTime
     }
     containers_block(w, "Containers", &spec.containers, status.container_statuses.as_ref(), Some(pod), "");
     // Ephemeral containers print as containers (the fields they share).
-    let ephemeral: Vec<core::Container> = spec
-        .ephemeral_containers
-        .iter()
-        .flatten()
-        .filter_map(|e| serde_json::to_value(e).ok().and_then(|v| serde_json::from_value(v).ok()))
-        .collect();
+    let ephemeral = crate::api::ephemeral::as_containers(Some(&spec));
     if !ephemeral.is_empty() {
         let statuses = status.ephemeral_container_statuses.as_ref();
         containers_block(w, "Ephemeral Containers", &ephemeral, statuses, Some(pod), "");

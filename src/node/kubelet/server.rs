@@ -345,7 +345,11 @@ impl Kubelet {
         let Some((_, pod)) = self.pod_by_name(key) else {
             return Some(KubeletReply::Error { code: 404, body: format!("pod {name:?} does not exist") });
         };
-        if !pod.spec.as_ref().is_some_and(|s| s.containers.iter().any(|c| c.name == container)) {
+        let known = pod.spec.as_ref().is_some_and(|s| {
+            s.containers.iter().chain(s.init_containers.iter().flatten()).any(|c| c.name == container)
+                || s.ephemeral_containers.iter().flatten().any(|c| c.name == container)
+        });
+        if !known {
             return Some(KubeletReply::Error {
                 code: 404,
                 body: format!("container {container:?} not found in pod {name:?}"),
@@ -517,8 +521,10 @@ impl Kubelet {
 /// Which container's log to read, from the pod status (`validateContainerLogStatus`): the running one, the
 /// terminated one, or the last terminated run (`previous`); a waiting container has none.
 pub fn log_container(pod: &str, status: Option<&Value>, container: &str, previous: bool) -> Result<String, String> {
-    let statuses = status.and_then(|s| s["containerStatuses"].as_array()).cloned().unwrap_or_default();
-    let Some(cs) = statuses.iter().find(|s| s["name"] == container) else {
+    // validateContainerLogStatus: the container's status among the app, init and ephemeral ones.
+    let lists = ["containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"];
+    let statuses: Vec<&Value> = lists.iter().filter_map(|l| status.and_then(|s| s[*l].as_array())).flatten().collect();
+    let Some(cs) = statuses.into_iter().find(|s| s["name"] == container) else {
         return Err(format!("container {container:?} in pod {pod:?} is not available"));
     };
     let last = cs["lastState"]["terminated"].as_object();
