@@ -1959,6 +1959,8 @@ pub fn validate_ephemeral_containers_update(new: &Pod, old: &Pod) -> Vec<Cause> 
             ("livenessProbe", ec.liveness_probe.is_some()),
             ("readinessProbe", ec.readiness_probe.is_some()),
             ("startupProbe", ec.startup_probe.is_some()),
+            ("resizePolicy", ec.resize_policy.as_ref().is_some_and(|p| !p.is_empty())),
+            ("restartPolicy", ec.restart_policy.is_some()),
         ];
         for (field_name, set) in forbidden {
             if set {

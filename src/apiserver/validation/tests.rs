@@ -834,4 +834,9 @@ fn ephemeral_containers_are_added_never_removed_or_changed() {
     let causes = check(&bad, &one);
     assert!(causes[0].starts_with("spec.ephemeralContainers[1].name: Invalid value: \"Bad_Name\""), "{causes:?}");
     assert_eq!(causes[1], "spec.ephemeralContainers[1].ports: Forbidden: cannot be set for an Ephemeral Container");
+    let restarting = with("[{name: dbg, image: busybox}, {name: again, image: busybox, restartPolicy: Always}]");
+    assert_eq!(
+        check(&restarting, &one),
+        ["spec.ephemeralContainers[1].restartPolicy: Forbidden: cannot be set for an Ephemeral Container"]
+    );
 }
