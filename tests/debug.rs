@@ -156,7 +156,20 @@ fn debug_i_of_a_command_that_ends_first_prints_its_log() {
     let mut c = cluster();
     // kubectl saw it running, but it had ended by the time the attach reached the kubelet.
     let r = c.kubectl("debug web -i --image=busybox -c quick --profile=general -- echo hi", None, 120_000);
-    let warning = "warning: couldn't attach to pod/web, falling back to streaming logs: unable to upgrade connection: container not found (\"quick\")\n";
+    let warning = "warning: couldn't attach to pod/web, falling back to streaming logs: Internal error occurred: unable to upgrade connection: container not found (\"quick\")\n";
     assert_eq!(r.output, format!("{RECORDED}{warning}hi\n"));
     assert_eq!(r.exit, Some(0));
+}
+
+#[test]
+fn the_pod_itself_cannot_change_its_ephemeral_containers() {
+    let mut c = cluster();
+    let patch = r#"[{"op":"add","path":"/spec/ephemeralContainers","value":[{"name":"dbg","image":"busybox"}]}]"#;
+    let (out, code) = kubectl(&mut c, &format!("patch pod web --type=json -p '{patch}'"));
+    assert!(
+        out.starts_with("The Pod \"web\" is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`"),
+        "{out}"
+    );
+    assert_eq!(code, Some(1));
+    assert_eq!(kubectl(&mut c, "get pod web -o jsonpath={.spec.ephemeralContainers}").0, "");
 }

@@ -357,7 +357,10 @@ fn exec_needs_a_running_container_and_a_listening_kubelet() {
     apply(&mut c, &pod("web", "nginx:1.27", ""));
     assert_eq!(
         kubectl(&mut c, "exec web -- ls"),
-        ("error: unable to upgrade connection: container not found (\"web\")\n".into(), Some(1))
+        (
+            "error: Internal error occurred: unable to upgrade connection: container not found (\"web\")\n".into(),
+            Some(1)
+        )
     );
     apply(&mut c, "apiVersion: v1\nkind: Pod\nmetadata: {name: done}\nspec:\n  restartPolicy: Never\n  nodeName: node02\n  containers:\n  - {name: done, image: busybox:1.36, command: ['true']}\n");
     c.advance_ms(6_000);
@@ -378,7 +381,7 @@ fn exec_needs_a_running_container_and_a_listening_kubelet() {
     c.stop("node01/containerd").unwrap();
     assert_eq!(
         kubectl(&mut c, "exec web -- ls").0,
-        "error: unable to upgrade connection: rpc error: code = Unavailable desc = connection error: desc = \"transport: Error while dialing: dial unix /run/containerd/containerd.sock: connect: no such file or directory\"\n"
+        "error: Internal error occurred: unable to upgrade connection: rpc error: code = Unavailable desc = connection error: desc = \"transport: Error while dialing: dial unix /run/containerd/containerd.sock: connect: no such file or directory\"\n"
     );
     let logs = kubectl(&mut c, "logs web").0;
     assert!(

@@ -207,13 +207,6 @@ pub fn prepare_update(current: &Object, mut new: Object, subresource: Option<&st
         pod.spec.get_or_insert_with(Default::default).ephemeral_containers = ephemeral;
         return Ok(Object::Pod(pod));
     }
-    if let (None, Object::Pod(cur), Object::Pod(next)) = (subresource, current, &mut new) {
-        // The pod itself cannot change its ephemeral containers: only their subresource can.
-        let kept = cur.spec.as_ref().and_then(|s| s.ephemeral_containers.clone());
-        if let Some(spec) = next.spec.as_mut() {
-            spec.ephemeral_containers = kept;
-        }
-    }
     if subresource == Some("status") {
         let mut merged = current.clone();
         if status::copy(&new, &mut merged, true) {

@@ -138,7 +138,10 @@ pub async fn run_attach(ctx: &Context, pod: &Pod, opts: &Options) -> Result<(), 
             match result.end {
                 ExecEnd::Success | ExecEnd::ExitCode(_) => Ok(()),
                 ExecEnd::Failure(message) => Err(common::error(message)),
-                ExecEnd::NotUpgraded(body) => Err(common::error(format!("unable to upgrade connection: {body}"))),
+                // v1.34's stream translator upgrades, then reports the kubelet's refusal as an internal error.
+                ExecEnd::NotUpgraded(body) => {
+                    Err(common::error(format!("Internal error occurred: unable to upgrade connection: {body}")))
+                }
             }
         }
         ApiResponse::LogStream { stream_id, text } => {

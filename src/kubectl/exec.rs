@@ -87,6 +87,9 @@ async fn run(ctx: &Context) -> Result<i32, Failure> {
             Ok(code)
         }
         ExecEnd::Failure(message) => Err(common::error(message)),
-        ExecEnd::NotUpgraded(body) => Err(common::error(format!("unable to upgrade connection: {body}"))),
+        // v1.34's stream translator upgrades, then reports the kubelet's refusal as an internal error.
+        ExecEnd::NotUpgraded(body) => {
+            Err(common::error(format!("Internal error occurred: unable to upgrade connection: {body}")))
+        }
     }
 }

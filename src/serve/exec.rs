@@ -126,6 +126,12 @@ pub async fn serve(
     let attach = request.subresource.as_deref() == Some("attach");
     // An attach passes on what the process writes until it ends.
     request.params.follow = attach;
+    let v5 = protocol == PROTOCOLS[0];
+    // A kubelet's refusal: before the upgrade for the older protocols; for v5 the apiserver's stream
+    // translator upgrades first and writes it on the error channel (`refused`).
+    let refusal = |body: &str, tty: bool, command: Vec<String>| {
+        v5.then(|| Session::Done { result: refused(body.to_string()), tty, command })
+    };
     let session = if stdin && tty && attach {
         // Made now, with an empty first piece of input: a process that does not read its stdin (`wget`,
         // nginx) is followed until it ends, whatever is typed; a shell reads the terminal line by line.
@@ -134,7 +140,10 @@ pub async fn serve(
         first.params.keep_stdin_open = true;
         match engine.open(first).await? {
             (ApiResponse::Exec(ExecResult { end: ExecEnd::NotUpgraded(body), .. }), _) => {
-                return Some(plain(&HttpAnswer::text(500, body), &[]));
+                match refusal(&body, tty, command.clone()) {
+                    Some(session) => session,
+                    None => return Some(plain(&HttpAnswer::text(500, body), &[])),
+                }
             }
             (ApiResponse::LogStream { text, .. }, events) => Session::Stream { text, events, tty: true },
             (ApiResponse::Error(status), _) => return Some(plain(&HttpAnswer::status(&status), &[])),
@@ -148,7 +157,10 @@ pub async fn serve(
         // Made now: what fails before a stream exists is an HTTP answer.
         match engine.open(request).await? {
             (ApiResponse::Exec(ExecResult { end: ExecEnd::NotUpgraded(body), .. }), _) => {
-                return Some(plain(&HttpAnswer::text(500, body), &[]));
+                match refusal(&body, tty, command.clone()) {
+                    Some(session) => session,
+                    None => return Some(plain(&HttpAnswer::text(500, body), &[])),
+                }
             }
             (ApiResponse::Exec(result), _) => Session::Done { result, tty, command },
             (ApiResponse::LogStream { text, .. }, events) => Session::Stream { text, events, tty },
@@ -199,6 +211,9 @@ impl Session {
                 request.params.stdin = Some(stdin);
                 let command = request.params.command.clone();
                 match engine.open(request).await {
+                    Some((ApiResponse::Exec(ExecResult { end: ExecEnd::NotUpgraded(body), .. }), _)) if v5 => {
+                        write_result(&mut ws, &refused(body), false, &command).await
+                    }
                     Some((ApiResponse::Exec(result), _)) => write_result(&mut ws, &result, false, &command).await,
                     Some((ApiResponse::LogStream { text, .. }, events)) => stream(&mut ws, text, events, false).await,
                     Some((ApiResponse::Error(status), _)) => Some(status.to_json()),
@@ -267,6 +282,13 @@ async fn write_result(ws: &mut Socket, result: &ExecResult, tty: bool, command: 
     Some(end_status(&result.end, command))
 }
 
+/// A kubelet's refusal as the apiserver's stream translator reports it once upgraded: SPDY's upgrade
+/// error wrapped as an internal error (`StreamTranslatorHandler`).
+fn refused(body: String) -> ExecResult {
+    let message = format!("Internal error occurred: unable to upgrade connection: {body}");
+    ExecResult { output: Vec::new(), end: ExecEnd::Failure(message) }
+}
+
 /// The error channel's `Status` for how a command ended, as the kubelet's streaming server writes it.
 fn end_status(end: &ExecEnd, command: &[String]) -> String {
     let value = match end {
@@ -286,7 +308,8 @@ fn end_status(end: &ExecEnd, command: &[String]) -> String {
             "status": "Failure",
             "message": message,
             "reason": "InternalError",
-            "details": {"causes": [{"message": message}]},
+            // NewInternalError: the message is the cause after `Internal error occurred: `.
+            "details": {"causes": [{"message": message.strip_prefix("Internal error occurred: ").unwrap_or(message)}]},
             "code": 500,
         }),
     };
