@@ -309,15 +309,12 @@ impl Container {
     }
 
     /// Appends what the main process wrote at `now` to its log: each complete line (without the terminal's
-    /// carriage return); a shell's trailing partial line (a prompt) waits for the rest of its line, anything
-    /// else's is a line of its own (the CRI log marks it partial).
+    /// carriage return); a trailing partial line (a prompt) waits for the rest of its line.
     fn log_output(&mut self, output: &[(bool, String)], now: SimTime) {
         for (stderr, text) in output {
             let stream = if *stderr { Stream::Stderr } else { Stream::Stdout };
-            let mut rest = match self.workload.stdin_shell.as_mut() {
-                Some(shell) => std::mem::take(&mut shell.partial),
-                None => String::new(),
-            };
+            let Some(shell) = self.workload.stdin_shell.as_mut() else { return };
+            let mut rest = std::mem::take(&mut shell.partial);
             rest.push_str(text);
             let mut lines: Vec<&str> = rest.split('\n').collect();
             let partial = lines.pop().unwrap_or("").to_string();
@@ -325,11 +322,7 @@ impl Container {
                 let text = line.strip_suffix('\r').unwrap_or(line).to_string();
                 self.written.push(LogLine { at: now, stream, text });
             }
-            match self.workload.stdin_shell.as_mut() {
-                Some(shell) => shell.partial = partial,
-                None if partial.is_empty() => {}
-                None => self.written.push(LogLine { at: now, stream, text: partial }),
-            }
+            shell.partial = partial;
         }
     }
 
