@@ -200,3 +200,91 @@ spec:
     let (out, _) = kubectl(&mut c, "get pod probed --no-headers");
     assert!(out.split_whitespace().nth(1) == Some("0/1"), "{out}");
 }
+
+/// One port-forward piece as `kubeglass serve` hands it to the engine: to `pod`'s `port` (None: the checks
+/// made before the stream is upgraded), with what the client wrote. The apiserver's answer.
+fn forward(c: &mut Cluster, pod: &str, port: Option<u16>, data: &str) -> kubeglass::api::ApiResponse {
+    use kubeglass::api::{lookup, ApiRequest, Credentials, Verb};
+    use kubeglass::cluster::RemoteEvent;
+    let admin = Credentials::ClientCert {
+        common_name: "kubernetes-admin".into(),
+        organizations: vec!["kubeadm:cluster-admins".into()],
+    };
+    let mut req = ApiRequest::new(Credentials::Anonymous, Verb::Create, lookup("pods").unwrap())
+        .namespace(Some("default"))
+        .name(pod);
+    req.subresource = Some("portforward".into());
+    req.params.port = port;
+    req.params.stdin = Some(data.to_string());
+    let id = c.remote_call("kubectl/v1.32.4", admin, req);
+    c.advance_ms(1_000);
+    match c.take_remote(id).into_iter().next() {
+        Some(RemoteEvent::Answer { result: Ok(answer), .. }) => answer,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_forwarded_connection_reaches_the_pods_own_localhost_through_apiserver_kubelet_and_containerd() {
+    use kubeglass::api::{ApiResponse, ExecEnd, ExecResult};
+    let mut c = cluster();
+    let get = "GET /x HTTP/1.1\r\nHost: localhost:8080\r\nUser-Agent: curl/8.5.0\r\n\r\n";
+    // Two pipelined requests, each answered in turn; a HEAD without the body.
+    let both = format!("{get}{}", get.replacen("GET", "HEAD", 1));
+    let ApiResponse::Exec(ExecResult { output, end: ExecEnd::Success }) = forward(&mut c, "web-a", Some(80), &both)
+    else {
+        panic!("not forwarded")
+    };
+    let text: String = output.into_iter().map(|(_, t)| t).collect();
+    let head = "HTTP/1.1 200 OK\r\nServer: nginx/1.27.5\r\nDate: ";
+    assert_eq!(text.matches(head).count(), 2, "{text}");
+    assert!(text.contains("\r\nETag: \"67ff9c07-267\"\r\nAccept-Ranges: bytes\r\n\r\n<!DOCTYPE html>"), "{text}");
+    assert!(text.ends_with("Accept-Ranges: bytes\r\n\r\n"), "the HEAD's answer has no body: {text}");
+    // Not HTTP: nginx's 400 page, then it closes the connection.
+    let ApiResponse::Exec(ExecResult { output, .. }) = forward(&mut c, "web-a", Some(80), "\x16\x03\x01hello\r\n\r\n")
+    else {
+        panic!("not forwarded")
+    };
+    assert!(output[0].1.starts_with("HTTP/1.1 400 Bad Request\r\nServer: nginx/1.27.5\r\n"), "{output:?}");
+    // Nothing listens on 81: containerd's dial inside the pod's network namespace fails.
+    let ApiResponse::Exec(ExecResult { end: ExecEnd::Failure(message), .. }) = forward(&mut c, "web-a", Some(81), "")
+    else {
+        panic!("not refused")
+    };
+    let sandbox = message.strip_prefix("error forwarding port 81 to pod ").unwrap_or("").split(',').next().unwrap();
+    assert_eq!(sandbox.len(), 64, "{message}");
+    assert!(message.contains(", uid : failed to execute portforward in network namespace \"/var/run/netns/cni-"));
+    assert!(message.ends_with(&format!(
+        "\": failed to connect to localhost:81 inside namespace \"{sandbox}\", IPv4: dial tcp4 127.0.0.1:81: \
+         connect: connection refused IPv6 dial tcp6 [::1]:81: connect: connection refused "
+    )));
+    // The pieces are requests like any other: in the log, with their kubelet stage.
+    let records: Vec<_> =
+        c.apiserver().unwrap().requests().records().filter(|r| r.summary.contains("portforward")).collect();
+    assert_eq!(records.len(), 3, "{records:?}");
+    let kubelet = |r: &&kubeglass::apiserver::audit::RequestRecord| {
+        r.stages.iter().any(|s| s.stage == kubeglass::apiserver::audit::Stage::Kubelet && s.passed)
+    };
+    assert!(records.iter().all(|r| r.code == 101 && kubelet(r)), "{records:?}");
+}
+
+#[test]
+fn a_port_forward_fails_before_its_stream_where_a_real_one_does() {
+    use kubeglass::api::ApiResponse;
+    let mut c = cluster();
+    let ApiResponse::Error(status) = forward(&mut c, "nope", None, "") else { panic!("found") };
+    assert_eq!(status.message, "pods \"nope\" not found");
+    let pending = "apiVersion: v1\nkind: Pod\nmetadata: {name: pending}\nspec:\n  nodeSelector: {disk: ssd}\n  containers: [{name: c, image: nginx}]\n";
+    let (out, code) = apply(&mut c, pending);
+    assert_eq!(code, Some(0), "{out}");
+    c.advance_ms(2_000);
+    let ApiResponse::Error(status) = forward(&mut c, "pending", None, "") else { panic!("forwarded") };
+    assert_eq!(status.message, "pod pending does not have a host assigned");
+    // The pod's kubelet is stopped: the apiserver cannot dial it.
+    c.stop("node01/kubelet").unwrap();
+    let ApiResponse::Error(status) = forward(&mut c, "web-a", None, "") else { panic!("not refused") };
+    let body = status.message;
+    assert!(body.starts_with("error dialing backend: dial tcp 192.168.56."), "{body}");
+    assert!(body.ends_with(":10250: connect: connection refused"), "{body}");
+    c.start("node01/kubelet").unwrap();
+}

@@ -608,7 +608,7 @@ fn discovery_is_aggregated_for_new_clients_and_legacy_for_old_ones() {
     assert_eq!(lines[0]["pods"]["responseKind"], serde_json::json!({"group": "", "version": "v1", "kind": "Pod"}));
     let subresources: Vec<&str> =
         lines[0]["pods"]["subresources"].as_array().unwrap().iter().filter_map(|s| s["subresource"].as_str()).collect();
-    assert_eq!(subresources, ["attach", "binding", "ephemeralcontainers", "eviction", "exec", "log", "status"]);
+    assert_eq!(subresources, ["attach", "binding", "ephemeralcontainers", "eviction", "exec", "log", "portforward", "status"]);
     assert!(lines[2]["groups"].as_array().unwrap().iter().any(|g| g == "apps"));
     let _ = std::fs::remove_dir_all(&cache);
 }
@@ -1418,4 +1418,108 @@ fn the_real_kubectl_copies_files_out_of_containers_over_exec() {
     assert!(text.starts_with("# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n"), "{text}");
     assert!(text.trim_end().ends_with("\tbb"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A real `kubectl port-forward` to the served cluster, its local port read from what it prints.
+struct Forward {
+    child: Child,
+    port: u16,
+}
+
+impl Forward {
+    fn start(s: &Served, args: &[&str], env: &[(&str, &str)]) -> Forward {
+        let mut child = Command::new("kubectl")
+            .arg("port-forward")
+            .args(args)
+            .env("KUBECONFIG", &s.kubeconfig)
+            .envs(env.iter().copied())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the real kubectl runs");
+        let mut first = String::new();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        out.read_line(&mut first).unwrap();
+        // It goes on printing (`Handling connection for …`): keep reading, or its writes fail.
+        std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+        // `Forwarding from 127.0.0.1:40123 -> 80`
+        let port = first.split(" -> ").next().and_then(|l| l.rsplit(':').next()).and_then(|p| p.parse().ok());
+        Forward { child, port: port.unwrap_or_else(|| panic!("kubectl printed {first:?}")) }
+    }
+
+    /// One HTTP request on a new local connection, the client's side closed after it as curl's is once
+    /// it has read the answer: every byte that comes back.
+    fn get(&self, request: &str) -> String {
+        let mut conn = std::net::TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        conn.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        conn.write_all(request.as_bytes()).unwrap();
+        conn.shutdown(std::net::Shutdown::Write).unwrap();
+        let mut out = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut conn, &mut out);
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    /// kubectl's stderr and exit code once it has ended (None: it was still forwarding, so it was stopped).
+    fn finish(mut self, wait: bool) -> (String, Option<i32>) {
+        let tries = if wait { 100 } else { 1 };
+        let exited = (0..tries).find_map(|_| {
+            let status = self.child.try_wait().ok().flatten();
+            if status.is_none() {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            status
+        });
+        if exited.is_none() {
+            let _ = self.child.kill();
+        }
+        let mut err = String::new();
+        let _ = std::io::Read::read_to_string(&mut self.child.stderr.take().unwrap(), &mut err);
+        let _ = self.child.wait();
+        (err, exited.and_then(|s| s.code()))
+    }
+}
+
+#[test]
+fn the_real_kubectl_forwards_local_ports_to_a_pods_listener() {
+    let s = Served::start(&[]);
+    s.kubectl(&["run", "web", "--image=nginx:1.27", "--port=80"], None);
+    s.kubectl(&["expose", "pod", "web", "--port=8000", "--target-port=80"], None);
+    s.kubectl_until(&["get", "pods", "--no-headers"], |o| o.contains("Running"));
+    let request = "GET / HTTP/1.1\r\nHost: localhost\r\nUser-Agent: curl/8.5.0\r\nAccept: */*\r\n\r\n";
+    // kubectl 1.31 and later tunnel SPDY through WebSocket; with the tunnel turned off (and in 1.30 and
+    // older) it speaks SPDY/3.1 itself. A Service is forwarded to one of its pods, its port translated.
+    for (args, env) in [
+        (["pod/web", ":80"], &[][..]),
+        (["pod/web", ":80"], &[("KUBECTL_PORT_FORWARD_WEBSOCKETS", "false")][..]),
+        (["svc/web", ":8000"], &[][..]),
+    ] {
+        let forward = Forward::start(&s, &args, env);
+        let page = forward.get(request);
+        assert!(page.starts_with("HTTP/1.1 200 OK\r\nServer: nginx/1.27.5\r\nDate: "), "{args:?} {env:?}: {page}");
+        assert!(page.contains("\r\nContent-Length: 615\r\n"), "{page}");
+        assert!(page.ends_with("<p><em>Thank you for using nginx.</em></p>\n</body>\n</html>\n"), "{page}");
+        // A HEAD has the headers only; a second connection is a second pair of streams.
+        let head = forward.get(&request.replacen("GET", "HEAD", 1));
+        assert!(head.starts_with("HTTP/1.1 200 OK\r\n") && head.ends_with("Accept-Ranges: bytes\r\n\r\n"), "{head}");
+        let (err, code) = forward.finish(false);
+        assert_eq!((err.as_str(), code), ("", None), "{args:?} {env:?}");
+    }
+    // Nothing listens on 81: containerd's dial fails inside the pod's network namespace, the error stream
+    // says so, and kubectl gives up on the connection.
+    let forward = Forward::start(&s, &["pod/web", ":81"], &[]);
+    assert_eq!(forward.get(request), "");
+    let (err, code) = forward.finish(true);
+    assert!(err.contains("\"Unhandled Error\" err=\"an error occurred forwarding "), "{err}");
+    assert!(err.contains(" -> 81: error forwarding port 81 to pod "), "{err}");
+    assert!(
+        err.contains(
+            "\\\", IPv4: dial tcp4 127.0.0.1:81: connect: connection refused IPv6 dial tcp6 [::1]:81: connect: connection refused \""
+        ),
+        "{err}"
+    );
+    assert!(err.ends_with("error: lost connection to pod\n"), "{err}");
+    assert_eq!(code, Some(1));
+    // What fails before the stream exists is kubectl's own check or the apiserver's answer.
+    let (_, err, code) = s.kubectl(&["port-forward", "pod/nope", "8080:80"], None);
+    assert_eq!((err.as_str(), code), ("Error from server (NotFound): pods \"nope\" not found\n", 1));
 }

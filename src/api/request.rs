@@ -111,6 +111,9 @@ pub struct Params {
     /// Attach: this `stdin` is one piece of a session's input that goes on (its stdin is not closed after
     /// it). Set by a transport that reads a terminal line by line; never from a query.
     pub keep_stdin_open: bool,
+    /// Port-forward: the pod's port one forwarded connection goes to (its `stdin` is what the client wrote
+    /// on it); none while the stream is being set up. Set by the transport, from a stream's headers.
+    pub port: Option<u16>,
     /// Discovery: the client's `Accept` asks for the aggregated list (`apidiscovery.k8s.io/v2`).
     pub aggregated_discovery: bool,
     /// A read of a custom resource asks for its Table (`Accept: application/json;as=Table;g=meta.k8s.io`):

@@ -45,6 +45,7 @@ fn subresources(info: &ResourceInfo) -> Vec<Sub> {
             Sub { name: "eviction", kind: Some(("Eviction", "policy", "v1")), verbs: &["create"] },
             Sub { name: "exec", kind: Some(("PodExecOptions", "", "")), verbs: &["create", "get"] },
             Sub { name: "log", kind: None, verbs: &["get"] },
+            Sub { name: "portforward", kind: Some(("PodPortForwardOptions", "", "")), verbs: &["create", "get"] },
             STATUS,
         ],
         ("", "serviceaccounts") => {

@@ -39,7 +39,7 @@ pub(super) fn is_proxied(req: &ApiRequest) -> bool {
     req.resource.kind == Kind::Pod
         && matches!(
             (req.verb, req.subresource.as_deref()),
-            (Verb::Get, Some("log")) | (Verb::Create | Verb::Get, Some("exec" | "attach"))
+            (Verb::Get, Some("log")) | (Verb::Create | Verb::Get, Some("exec" | "attach" | "portforward"))
         )
 }
 
@@ -66,7 +66,8 @@ impl ApiServer {
     ) {
         let name = req.name.clone().unwrap_or_default();
         // exec and attach are streams the apiserver upgrades; a log is a plain GET.
-        let exec = matches!(req.subresource.as_deref(), Some("exec" | "attach"));
+        let exec = matches!(req.subresource.as_deref(), Some("exec" | "attach" | "portforward"));
+        let forward = req.subresource.as_deref() == Some("portforward");
         let Some(Object::Pod(pod)) = pod.as_deref() else {
             let status = Status::not_found("pods", &name);
             return self.proxy_answer(
@@ -78,7 +79,9 @@ impl ApiServer {
             );
         };
         let read = (Stage::Storage, true, format!("pod {name}"));
+        // A port-forward is to the pod, not to one of its containers.
         let container = match container_for(pod, &name, req.params.container.as_deref().unwrap_or("")) {
+            _ if forward => String::new(),
             Ok(c) => c,
             Err(status) => return self.proxy_answer(ctx, client, request_id, ApiResponse::Error(status), &[read]),
         };
@@ -99,7 +102,14 @@ impl ApiServer {
         };
         let namespace = req.namespace.clone().unwrap_or_default();
         let p = &req.params;
-        let call = if req.subresource.as_deref() == Some("attach") {
+        let call = if forward {
+            KubeletCall::PortForward {
+                namespace,
+                pod: name.clone(),
+                port: p.port,
+                data: p.stdin.clone().unwrap_or_default(),
+            }
+        } else if req.subresource.as_deref() == Some("attach") {
             // `follow`: the container's output is passed on until it ends; `keep_stdin_open`: one more piece
             // of the input of a session that goes on.
             KubeletCall::Attach {

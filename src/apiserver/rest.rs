@@ -356,9 +356,10 @@ pub fn answers_created(request: &ApiRequest) -> bool {
 }
 
 /// What a streaming subresource answers a request that was not upgraded to a stream protocol kubeglass
-/// speaks (WebSocket's `v5.channel.k8s.io`/`v4.channel.k8s.io`; SPDY/3.1 is not served).
+/// speaks (exec and attach: WebSocket's `v5.channel.k8s.io`/`v4.channel.k8s.io`, not SPDY/3.1;
+/// port-forward: SPDY/3.1, tunnelled through WebSocket or not).
 pub const UPGRADE_REQUIRED: &str = "Upgrade request required: kubeglass serve streams exec over WebSocket \
-(v5.channel.k8s.io, v4.channel.k8s.io; kubectl 1.30 and later), not SPDY/3.1";
+(v5.channel.k8s.io, v4.channel.k8s.io; kubectl 1.30 and later), not SPDY/3.1, and port-forward over SPDY/3.1";
 
 /// Whether a subresource is a stream (exec, attach, port-forward, proxy): the REST connecters.
 pub fn is_connect(subresource: Option<&str>) -> bool {

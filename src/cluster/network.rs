@@ -222,12 +222,58 @@ impl Cluster {
     /// prints and how long it takes. The clock does not move: the runtime answers the process when it is
     /// time.
     pub fn run_network_program(&mut self, origin: &Origin, call: &NetCall) -> NetAnswer {
-        let words: Vec<&str> = call.argv.iter().skip(1).map(String::as_str).collect();
-        let program = call.argv.first().map(|p| p.rsplit('/').next().unwrap_or(p)).unwrap_or("");
+        let argv = match call {
+            NetCall::Program(argv) => argv,
+            NetCall::Forward { port, data } => return self.forward(origin, *port, data),
+        };
+        let words: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
+        let program = argv.first().map(|p| p.rsplit('/').next().unwrap_or(p)).unwrap_or("");
         match program {
             "wget" => wget::run(&words, |url, agent| self.fetch(origin, url, agent)).0,
             _ => curl::run(&words, |url, agent| self.fetch(origin, url, agent)).0,
         }
+    }
+
+    /// A port-forwarded connection to `localhost:port` in the pod at `origin` (containerd dials it inside
+    /// the pod's network namespace, or the node's for a host-network pod), and what the listener there
+    /// writes back for `data`: each complete HTTP request answered in turn; bytes that are not HTTP get the
+    /// server's `400 Bad Request` (a TLS server's plain-HTTP refusal; nothing from a server that speaks
+    /// something else). Nobody listening: exit code 1, `connection refused`.
+    fn forward(&mut self, origin: &Origin, port: u16, data: &str) -> NetAnswer {
+        let mut rules = Vec::new();
+        let (reach, _) = self.connect(origin, Ipv4Addr::LOCALHOST, port, "tcp", &mut rules);
+        let Reach::Connected { peer, listener, .. } = reach else {
+            return NetAnswer { output: vec![(true, "connection refused".into())], exit_code: 1, after_ms: 0 };
+        };
+        let date = crate::sim::time::http_date_from_epoch_ms((crate::sim::time::EPOCH_MS + self.now().ms()) as i64);
+        let (requests, garbage) = listeners::parse_requests(data.as_bytes());
+        let mut written = String::new();
+        for request in &requests {
+            match &listener.service {
+                Service::Http(body) => {
+                    let url = Url { https: false, host: request.host.clone(), port, path: request.path.clone() };
+                    let Reply::Http(text) =
+                        self.exchange("127.0.0.1", &url, &request.user_agent, peer.as_ref(), &listener)
+                    else {
+                        continue;
+                    };
+                    written.push_str(&listeners::http_response(body, &text, request.method == "HEAD", &date));
+                }
+                Service::Https(_) => {
+                    written
+                        .push_str("HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n");
+                    break;
+                }
+                Service::NotHttp | Service::Dns => break,
+            }
+        }
+        if garbage {
+            if let Service::Http(body) = &listener.service {
+                written.push_str(&listeners::bad_request(body, &date));
+            }
+        }
+        let output = if written.is_empty() { Vec::new() } else { vec![(false, written)] };
+        NetAnswer { output, exit_code: 0, after_ms: 1 }
     }
 
     /// A process of the pod at `ip`, on the machine of component `component` (its containerd), runs the

@@ -628,7 +628,7 @@ impl<'a> Shell<'a> {
                 answer.exit_code
             }
             None => {
-                self.needs = Some((self.ms, NetCall { argv: argv.to_vec() }));
+                self.needs = Some((self.ms, NetCall::Program(argv.to_vec())));
                 0
             }
         }

@@ -161,6 +161,117 @@ pub fn http_body(body: &Body, x: &Exchange) -> String {
     }
 }
 
+/// The stock page's file time in the nginx image (what `Last-Modified` and the `ETag` are made of), and the
+/// version its `Server` header names.
+const NGINX_PAGE_MTIME: (&str, u64) = ("Wed, 16 Apr 2025 12:01:11 GMT", 1_744_804_871);
+pub const NGINX_VERSION: &str = "1.27.5";
+/// httpd's `index.html` has kept its 2007 file time.
+const HTTPD_PAGE: (&str, &str) = ("Mon, 11 Jun 2007 18:53:14 GMT", "\"2d-432a5e4a73a80\"");
+const HTTPD_SERVER: &str = "Apache/2.4.65 (Unix)";
+
+/// A parsed HTTP/1.x request as a listener sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawRequest {
+    pub method: String,
+    pub path: String,
+    pub host: String,
+    pub user_agent: String,
+    /// Its bytes, head and body (`Content-Length`).
+    pub len: usize,
+}
+
+/// The complete requests at the start of `data`, in order (HTTP/1.1 pipelining), and whether what follows
+/// them is not HTTP. An incomplete request at the end is left for more bytes.
+pub fn parse_requests(data: &[u8]) -> (Vec<RawRequest>, bool) {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < data.len() {
+        let mut headers = [httparse::EMPTY_HEADER; 64];
+        let mut req = httparse::Request::new(&mut headers);
+        match req.parse(&data[at..]) {
+            Ok(httparse::Status::Complete(head)) => {
+                let header = |name: &str| {
+                    req.headers
+                        .iter()
+                        .find(|h| h.name.eq_ignore_ascii_case(name))
+                        .map(|h| String::from_utf8_lossy(h.value).into_owned())
+                };
+                let body = header("content-length").and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(0);
+                if data.len() - at < head + body {
+                    break;
+                }
+                out.push(RawRequest {
+                    method: req.method.unwrap_or("GET").to_string(),
+                    path: req.path.unwrap_or("/").to_string(),
+                    host: header("host").unwrap_or_default(),
+                    user_agent: header("user-agent").unwrap_or_default(),
+                    len: head + body,
+                });
+                at += head + body;
+            }
+            Ok(httparse::Status::Partial) => break,
+            Err(_) => return (out, true),
+        }
+    }
+    (out, false)
+}
+
+/// The bytes an HTTP listener writes back for one request: the status line, the headers its server sends
+/// (nginx's, httpd's, Go's `net/http` for the others) and, except for `HEAD`, `text`. `date` is the
+/// `Date` header's value.
+pub fn http_response(body: &Body, text: &str, head: bool, date: &str) -> String {
+    let len = text.len();
+    let headers = match body {
+        Body::NginxWelcome => format!(
+            "Server: nginx/{NGINX_VERSION}\r\nDate: {date}\r\nContent-Type: text/html\r\nContent-Length: {len}\r\n\
+             Last-Modified: {}\r\nConnection: keep-alive\r\nETag: \"{:x}-{len:x}\"\r\nAccept-Ranges: bytes\r\n",
+            NGINX_PAGE_MTIME.0, NGINX_PAGE_MTIME.1
+        ),
+        Body::ItWorks => format!(
+            "Date: {date}\r\nServer: {HTTPD_SERVER}\r\nLast-Modified: {}\r\nETag: {}\r\nAccept-Ranges: bytes\r\n\
+             Content-Length: {len}\r\nContent-Type: text/html\r\n",
+            HTTPD_PAGE.0, HTTPD_PAGE.1
+        ),
+        Body::Whoami | Body::Ok | Body::Generic => {
+            format!("Date: {date}\r\nContent-Length: {len}\r\nContent-Type: text/plain; charset=utf-8\r\n")
+        }
+    };
+    let text = if head { "" } else { text };
+    format!("HTTP/1.1 200 OK\r\n{headers}\r\n{text}")
+}
+
+/// What an HTTP listener writes back for bytes that are not an HTTP request, before it closes the
+/// connection: nginx's error page, httpd's, or Go's plain answer.
+pub fn bad_request(body: &Body, date: &str) -> String {
+    match body {
+        Body::NginxWelcome => {
+            let page = format!(
+                "<html>\r\n<head><title>400 Bad Request</title></head>\r\n<body>\r\n<center><h1>400 Bad Request</h1></center>\r\n\
+                 <hr><center>nginx/{NGINX_VERSION}</center>\r\n</body>\r\n</html>\r\n"
+            );
+            format!(
+                "HTTP/1.1 400 Bad Request\r\nServer: nginx/{NGINX_VERSION}\r\nDate: {date}\r\nContent-Type: text/html\r\n\
+                 Content-Length: {}\r\nConnection: close\r\n\r\n{page}",
+                page.len()
+            )
+        }
+        Body::ItWorks => {
+            let page = "<!DOCTYPE HTML PUBLIC \"-//IETF//DTD HTML 2.0//EN\">\n<html><head>\n<title>400 Bad Request</title>\n\
+                        </head><body>\n<h1>Bad Request</h1>\n<p>Your browser sent a request that this server could not understand.<br />\n\
+                        </p>\n</body></html>\n";
+            format!(
+                "HTTP/1.1 400 Bad Request\r\nDate: {date}\r\nServer: {HTTPD_SERVER}\r\nContent-Length: {}\r\n\
+                 Connection: close\r\nContent-Type: text/html; charset=iso-8859-1\r\n\r\n{page}",
+                page.len()
+            )
+        }
+        Body::Whoami | Body::Ok | Body::Generic => {
+            "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request"
+                .to_string()
+        }
+    }
+}
+
 /// A stable ephemeral source port for the echo (Linux's range is 32768–60999).
 fn client_port(x: &Exchange) -> u32 {
     let h = crate::sim::rng::fnv1a64(format!("{}{}{}", x.client, x.pod, x.path).as_bytes());
@@ -170,6 +281,38 @@ fn client_port(x: &Exchange) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pipelined_requests_are_read_whole_and_the_rest_waits() {
+        let get = "GET /a HTTP/1.1\r\nHost: x\r\nUser-Agent: curl/8.5.0\r\n\r\n";
+        let post = "POST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc";
+        let all = format!("{get}{post}GET /c HTTP/1.1\r\nHo");
+        let (requests, garbage) = parse_requests(all.as_bytes());
+        assert!(!garbage);
+        let seen: Vec<_> = requests.iter().map(|r| (r.method.as_str(), r.path.as_str(), r.len)).collect();
+        assert_eq!(seen, vec![("GET", "/a", get.len()), ("POST", "/b", post.len())]);
+        assert_eq!(requests[0].user_agent, "curl/8.5.0");
+        // A body not all there yet waits too.
+        assert_eq!(parse_requests(&post.as_bytes()[..post.len() - 1]).0, Vec::new());
+        assert!(parse_requests(b"\x16\x03\x01\x02\x00").1, "a TLS hello is not HTTP");
+    }
+
+    #[test]
+    fn a_response_carries_its_servers_headers_and_no_body_for_head() {
+        let date = "Mon, 01 Sep 2025 00:00:00 GMT";
+        let page = http_response(&Body::NginxWelcome, NGINX_WELCOME, false, date);
+        assert!(page.starts_with("HTTP/1.1 200 OK\r\nServer: nginx/1.27.5\r\nDate: Mon, 01 Sep 2025 00:00:00 GMT\r\n"));
+        assert!(page.contains("\r\nContent-Length: 615\r\n") && page.ends_with(NGINX_WELCOME));
+        let head = http_response(&Body::Ok, "OK", true, date);
+        assert_eq!(
+            head,
+            "HTTP/1.1 200 OK\r\nDate: Mon, 01 Sep 2025 00:00:00 GMT\r\nContent-Length: 2\r\n\
+             Content-Type: text/plain; charset=utf-8\r\n\r\n"
+        );
+        let bad = bad_request(&Body::ItWorks, date);
+        let (head, body) = bad.split_once("\r\n\r\n").unwrap();
+        assert!(head.contains(&format!("Content-Length: {}", body.len())), "{bad}");
+    }
 
     #[test]
     fn the_image_decides_what_listens_not_the_declared_ports() {

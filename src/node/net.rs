@@ -75,10 +75,16 @@ pub struct Fetched {
     pub destination: Option<(Ipv4Addr, u16)>,
 }
 
-/// A network program a container's process runs: its argv (program first).
+/// What a pod asks of the network: a program one of its processes runs, or, for CRI `PortForward`, bytes
+/// written to a port of the pod's own `localhost`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NetCall {
-    pub argv: Vec<String>,
+pub enum NetCall {
+    /// A network program's argv (program first).
+    Program(Vec<String>),
+    /// A forwarded connection to `localhost:port` inside the pod's network namespace: `data` is what the
+    /// client wrote (empty: only connect). The answer's stdout is what the listener sends back; a
+    /// connection that cannot be made answers exit code 1 and the dial errors on stderr.
+    Forward { port: u16, data: String },
 }
 
 /// What the program did: what it wrote (in order; `true` marks stderr), its exit code, and how long it ran.

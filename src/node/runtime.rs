@@ -144,6 +144,14 @@ pub enum CriCall {
         /// DeadlineExceeded.
         timeout_ms: u64,
     },
+    /// `PortForward` and the forwarded stream: without a port, only the checks made before the stream
+    /// exists (the sandbox is known and ready); with one, a connection to `localhost:port` inside the
+    /// sandbox's network namespace and what the listener there writes back for `data`.
+    PortForward {
+        sandbox_id: String,
+        port: Option<u16>,
+        data: String,
+    },
 }
 
 impl CriCall {
@@ -164,6 +172,7 @@ impl CriCall {
             CriCall::ContainerStatus { .. } => "ContainerStatus",
             CriCall::Attach { .. } => "Attach",
             CriCall::ExecSync { .. } => "ExecSync",
+            CriCall::PortForward { .. } => "PortForward",
         }
     }
 }
@@ -195,6 +204,12 @@ pub enum CriReply {
         running: bool,
         /// The process reads its stdin (a shell on an open stdin); any other ignores what is written there.
         reads_stdin: bool,
+    },
+    /// A forwarded stream's answer: what the pod's listener wrote back, or, when the connection could not be
+    /// made, the error the streaming server writes on the stream's error channel.
+    Forwarded {
+        output: String,
+        error: Option<String>,
     },
 }
 
@@ -461,6 +476,8 @@ enum NetWait {
     /// A container's main process: the rest of its script runs after the answer. (Its call, to ask again
     /// when containerd restarts: the process runs on under its shim.)
     Main { cid: String, rest: String, call: NetCall, discard: (bool, bool) },
+    /// A forwarded stream of sandbox `sandbox_id` to `port` (CRI PortForward).
+    Forward { from: ComponentId, id: u64, sandbox_id: String, port: u16 },
 }
 
 /// What a call run again already has: the network's answers, its start, and its process id.
@@ -666,8 +683,33 @@ impl Containerd {
                 }
             }
             Some(NetWait::Main { cid, rest, discard, .. }) => self.main_goes_on(ctx, &cid, answer, &rest, discard),
+            Some(NetWait::Forward { from, id, sandbox_id, port }) => {
+                let reply = self.forwarded(&sandbox_id, port, answer);
+                ctx.send(from, Payload::Cri(Box::new(CriMessage::Reply { id, result: Ok(reply) })));
+            }
             None => {}
         }
+    }
+
+    /// The answer to a forwarded stream: what the listener wrote, or the streaming server's error for a
+    /// connection that could not be made (containerd dials `localhost` over IPv4, then IPv6, inside the
+    /// sandbox's network namespace; the kubelet's streaming library wraps what failed).
+    fn forwarded(&self, sandbox_id: &str, port: u16, answer: NetAnswer) -> CriReply {
+        let output: String = answer.output.iter().filter(|(e, _)| !e).map(|(_, t)| t.as_str()).collect();
+        if answer.exit_code == 0 {
+            return CriReply::Forwarded { output, error: None };
+        }
+        let sandbox = self.sandboxes.get(sandbox_id);
+        let netns = match sandbox {
+            Some(s) if s.host_network => "host".to_string(),
+            _ => netns_path(sandbox_id),
+        };
+        let error = format!(
+            "error forwarding port {port} to pod {sandbox_id}, uid : failed to execute portforward in network namespace \
+             {netns:?}: failed to connect to localhost:{port} inside namespace {sandbox_id:?}, IPv4: dial tcp4 \
+             127.0.0.1:{port}: connect: connection refused IPv6 dial tcp6 [::1]:{port}: connect: connection refused "
+        );
+        CriReply::Forwarded { output, error: Some(error) }
     }
 
     /// A container's main process got the answer of its network program: it writes it, then the rest of
@@ -921,6 +963,22 @@ impl Containerd {
             CriCall::Attach { id: cid, stdin, close_stdin } => {
                 return self.attach(ctx, from, id, &cid, stdin, close_stdin)
             }
+            CriCall::PortForward { sandbox_id, port, data } => {
+                let Some(sandbox) = self.sandboxes.get(&sandbox_id) else {
+                    return Some(Err(format!(
+                        "rpc error: code = Unknown desc = failed to find sandbox {sandbox_id:?}: not found"
+                    )));
+                };
+                if !sandbox.ready {
+                    return Some(Err("rpc error: code = Unknown desc = sandbox container is not running".into()));
+                }
+                let Some(port) = port else {
+                    return Some(Ok(CriReply::Forwarded { output: String::new(), error: None }));
+                };
+                let wait = NetWait::Forward { from, id, sandbox_id: sandbox_id.clone(), port };
+                self.ask_network(ctx, &sandbox_id, 0, NetCall::Forward { port, data }, wait);
+                return None;
+            }
             CriCall::ExecSync { id: cid, cmd, stdin, tty, timeout_ms } => {
                 let Some(c) = self.containers.get(&cid) else { return Some(Err(not_found(&cid))) };
                 let sandbox = self.sandboxes.get(&c.sandbox_id);
@@ -1145,7 +1203,7 @@ impl Containerd {
                 Some(NetWait::Main { cid, .. }) => {
                     !self.containers.get(cid).is_some_and(|c| c.state == ContainerState::Running)
                 }
-                Some(NetWait::Call { .. }) => false,
+                Some(NetWait::Call { .. } | NetWait::Forward { .. }) => false,
                 None => true,
             };
             if gone {
@@ -1206,6 +1264,13 @@ impl Containerd {
 /// containerd's answer for a container id it does not know.
 fn not_found(cid: &str) -> String {
     format!("rpc error: code = NotFound desc = an error occurred when try to find container {cid:?}: not found")
+}
+
+/// The network namespace CNI made for a sandbox (`/var/run/netns/cni-<uuid>`), named from its id here.
+pub fn netns_path(sandbox_id: &str) -> String {
+    let h = |s: &str| crate::sim::rng::fnv1a64(s.as_bytes());
+    let hex = format!("{:016x}{:016x}", h(sandbox_id), h(&format!("netns/{sandbox_id}")));
+    format!("/var/run/netns/cni-{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32])
 }
 
 /// A 64-hex id (containerd's container and sandbox ids; crictl shows the first 13).
@@ -1646,7 +1711,7 @@ fn step(words: &[&str], ms: &mut u64, lines: &mut Vec<Planned>, files: &mut Vec<
                     _ => argv.push(w.trim_matches(['"', '\'']).to_string()),
                 }
             }
-            return Step::Network(NetCall { argv }, discard);
+            return Step::Network(NetCall::Program(argv), discard);
         }
         _ => {}
     }

@@ -69,18 +69,18 @@ fn negotiate(offered: &str) -> Option<&'static str> {
     PROTOCOLS.into_iter().find(|p| offered.contains(p))
 }
 
-/// The one thing an exec session needs from the engine: run `request`, and the answer.
+/// The one thing a stream's session needs from the engine: run `request`, and the answer.
 #[derive(Clone)]
-struct Engine {
-    commands: std::sync::mpsc::Sender<Command>,
-    client: String,
-    credentials: Credentials,
+pub(super) struct Engine {
+    pub(super) commands: std::sync::mpsc::Sender<Command>,
+    pub(super) client: String,
+    pub(super) credentials: Credentials,
 }
 
 type Events = tokio::sync::mpsc::UnboundedReceiver<(RemoteEvent, crate::sim::SimTime)>;
 
 impl Engine {
-    async fn call(&self, request: ApiRequest) -> Option<ApiResponse> {
+    pub(super) async fn call(&self, request: ApiRequest) -> Option<ApiResponse> {
         self.open(request).await.map(|(answer, _)| answer)
     }
 

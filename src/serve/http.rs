@@ -24,6 +24,7 @@ use tokio_rustls::TlsAcceptor;
 use super::engine::{Command, OwnedHttp};
 use super::exec;
 use super::pki::{client_subject, ClientSubject, Pki};
+use super::portforward;
 use crate::api::{lookup, ApiRequest, ApiResponse, Credentials, ResourceInfo, Status, Verb};
 use crate::apiserver::discovery;
 use crate::apiserver::rest::{self, HttpAnswer, HttpRequest, Routed};
@@ -126,8 +127,8 @@ async fn handle(
 ) -> Result<Response<ResponseBody>, Dropped> {
     let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
     let (content_type, user_agent) = (header("content-type"), header("user-agent").unwrap_or_default());
-    if exec::is_websocket(&req) {
-        return websocket(req, subject, commands).await;
+    if exec::is_websocket(&req) || portforward::is_spdy(&req) {
+        return upgrade(req, subject, commands).await;
     }
     let (authorization, impersonate) = (header("authorization"), header("impersonate-user"));
     let table = rest::wants_table(header("accept").as_deref());
@@ -250,9 +251,9 @@ fn credentials(subject: Option<ClientSubject>, authorization: Option<&str>) -> C
     }
 }
 
-/// A request to be upgraded to WebSocket: exec's or attach's stream (anything else is refused as a plain request
-/// would be answered).
-async fn websocket(
+/// A request to be upgraded: exec's or attach's stream to WebSocket, port-forward's to SPDY/3.1 or to SPDY
+/// tunnelled through WebSocket (anything else is refused as a plain request would be answered).
+async fn upgrade(
     req: Request<Incoming>,
     subject: Option<ClientSubject>,
     commands: mpsc::Sender<Command>,
@@ -263,18 +264,26 @@ async fn websocket(
     let (method, path, query) =
         (req.method().to_string(), req.uri().path().to_string(), req.uri().query().unwrap_or("").to_string());
     let http = HttpRequest { method: &method, path: &path, query: &query, content_type: None, body: &[] };
+    let websocket = exec::is_websocket(&req);
     let mut request = match rest::route(&http) {
         Err(answer) => return Ok(plain(&answer, &[])),
-        Ok(Routed::Api(r)) if matches!(r.subresource.as_deref(), Some("exec" | "attach")) => *r,
+        Ok(Routed::Api(r)) if r.subresource.as_deref() == Some("portforward") => *r,
+        Ok(Routed::Api(r)) if websocket && matches!(r.subresource.as_deref(), Some("exec" | "attach")) => *r,
         Ok(_) => {
-            let status = Status::bad_request("the server only upgrades exec and attach requests to WebSocket");
+            let status = Status::bad_request(
+                "the server upgrades exec and attach requests to WebSocket, port-forward requests to SPDY/3.1",
+            );
             return Ok(plain(&HttpAnswer::status(&status), &[]));
         }
     };
     request.impersonate = header("impersonate-user");
-    exec::serve(req, request, client_name(&user_agent), credentials, commands)
-        .await
-        .ok_or(Dropped("the engine has stopped"))
+    let client = client_name(&user_agent);
+    let response = if request.subresource.as_deref() == Some("portforward") {
+        portforward::serve(req, request, client, credentials, commands).await
+    } else {
+        exec::serve(req, request, client, credentials, commands).await
+    };
+    response.ok_or(Dropped("the engine has stopped"))
 }
 
 pub(super) fn plain(answer: &HttpAnswer, warnings: &[String]) -> Response<ResponseBody> {

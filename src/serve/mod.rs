@@ -11,6 +11,8 @@ pub mod engine;
 mod exec;
 pub mod http;
 pub mod pki;
+mod portforward;
+mod spdy;
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;

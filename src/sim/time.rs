@@ -47,6 +47,12 @@ pub fn rfc3339_from_epoch_ms(epoch_ms: u64) -> String {
     format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, (rem % 3600) / 60, rem % 60)
 }
 
+/// An HTTP `Date` header's value (`http.TimeFormat`) for Unix milliseconds: `Mon, 01 Sep 2025 00:00:00 GMT`.
+pub fn http_date_from_epoch_ms(ms: i64) -> String {
+    let z = rfc1123z_from_epoch_ms(ms);
+    format!("{} GMT", z.trim_end_matches(" +0000"))
+}
+
 /// Go's `time.RFC1123Z` layout in UTC for Unix milliseconds: `Mon, 01 Sep 2025 00:00:00 +0000`.
 pub fn rfc1123z_from_epoch_ms(ms: i64) -> String {
     let secs = ms.div_euclid(1000);

@@ -99,6 +99,14 @@ pub enum KubeletCall {
     },
     /// `GET /metrics/resource`: what the node and its running containers use (metrics-server's scrape).
     ResourceMetrics,
+    /// `POST /portForward/<ns>/<pod>`: without a port, the checks made before the stream is upgraded; with
+    /// one, a forwarded connection to that port of the pod and what the client wrote on it (`data`).
+    PortForward {
+        namespace: String,
+        pod: String,
+        port: Option<u16>,
+        data: String,
+    },
 }
 
 /// The answer to `/metrics/resource` (the Prometheus text's samples, as data): the node's usage and each
@@ -173,13 +181,14 @@ impl KubeletCall {
             KubeletCall::Exec { namespace, pod, container, .. } => format!("/exec/{namespace}/{pod}/{container}"),
             KubeletCall::Attach { namespace, pod, container, .. } => format!("/attach/{namespace}/{pod}/{container}"),
             KubeletCall::ResourceMetrics => "/metrics/resource".to_string(),
+            KubeletCall::PortForward { namespace, pod, .. } => format!("/portForward/{namespace}/{pod}"),
         }
     }
 
     pub fn method(&self) -> &'static str {
         match self {
             KubeletCall::ContainerLogs { .. } | KubeletCall::ResourceMetrics => "GET",
-            KubeletCall::Exec { .. } | KubeletCall::Attach { .. } => "POST",
+            KubeletCall::Exec { .. } | KubeletCall::Attach { .. } | KubeletCall::PortForward { .. } => "POST",
         }
     }
 
@@ -187,7 +196,8 @@ impl KubeletCall {
         match self {
             KubeletCall::ContainerLogs { namespace, pod, .. }
             | KubeletCall::Exec { namespace, pod, .. }
-            | KubeletCall::Attach { namespace, pod, .. } => Some(format!("pods {namespace}/{pod}")),
+            | KubeletCall::Attach { namespace, pod, .. }
+            | KubeletCall::PortForward { namespace, pod, .. } => Some(format!("pods {namespace}/{pod}")),
             KubeletCall::ResourceMetrics => None,
         }
     }
@@ -259,6 +269,8 @@ enum Waiting {
     },
     /// A followed log's next read.
     Follow,
+    /// A forwarded stream (or, without a port, the checks before it).
+    Forward,
 }
 
 /// How often a followed log is read again (the kubelet's log streamer waits on the file for new lines).
@@ -298,6 +310,9 @@ impl Kubelet {
                 })
             }
             KubeletCall::ResourceMetrics => Some(KubeletReply::Metrics(Box::new(self.resource_metrics(ctx.now)))),
+            KubeletCall::PortForward { namespace, pod, port, data } => {
+                self.port_forward(ctx, (from, id), &namespace, &pod, port, data)
+            }
         };
         if let Some(reply) = answer {
             ctx.send(from, Payload::Kubelet(Box::new(KubeletMessage::Reply { id, reply })));
@@ -393,6 +408,32 @@ impl Kubelet {
         None
     }
 
+    /// `/portForward`: the pod as the kubelet knows it, its sandbox from the runtime's records
+    /// (`GetPortForward`), then containerd's `PortForward` with what the client wrote on the stream.
+    fn port_forward(
+        &mut self,
+        ctx: &mut Ctx,
+        (from, id): (ComponentId, u64),
+        namespace: &str,
+        pod: &str,
+        port: Option<u16>,
+        data: String,
+    ) -> Option<KubeletReply> {
+        let Some((uid, _)) = self.pod_by_name(&format!("{namespace}/{pod}")) else {
+            return Some(KubeletReply::Error { code: 404, body: "pod does not exist".into() });
+        };
+        let Some(sandbox_id) = self.workers.get(&uid).and_then(|w| w.sandbox.clone()) else {
+            // The runtime's pods are named `<name>_<namespace>` (BuildPodFullName).
+            return Some(KubeletReply::Error { code: 500, body: format!("pod not found (\"{pod}_{namespace}\")") });
+        };
+        if !self.runtime_up {
+            return Some(KubeletReply::Error { code: 500, body: CRI_UNAVAILABLE.into() });
+        }
+        let call = CriCall::PortForward { sandbox_id, port, data };
+        self.cri(ctx, call, CriOp::Serve(Box::new(Served { from, id, what: Waiting::Forward })));
+        None
+    }
+
     /// The id of the running `container` of pod `key` (only running containers can be exec'd into or
     /// attached to: the runtime's list of running pods), or the error the kubelet answers.
     fn running_container(&self, key: &str, container: &str) -> Result<String, KubeletReply> {
@@ -452,7 +493,12 @@ impl Kubelet {
                 KubeletReply::Exec(ExecResult { output, end: ExecEnd::Success })
             }
             (Waiting::Attach { .. }, Err(e)) => KubeletReply::Error { code: 500, body: e },
-            (Waiting::Exec | Waiting::Attach { .. }, Ok(_)) => {
+            (Waiting::Forward, Ok(CriReply::Forwarded { output, error })) => {
+                let end = error.map_or(ExecEnd::Success, ExecEnd::Failure);
+                KubeletReply::Exec(ExecResult { output: vec![(false, output)], end })
+            }
+            (Waiting::Forward, Err(e)) => KubeletReply::Error { code: 500, body: e },
+            (Waiting::Exec | Waiting::Attach { .. } | Waiting::Forward, Ok(_)) => {
                 KubeletReply::Error { code: 500, body: "unexpected runtime answer".into() }
             }
         };
