@@ -608,7 +608,10 @@ fn discovery_is_aggregated_for_new_clients_and_legacy_for_old_ones() {
     assert_eq!(lines[0]["pods"]["responseKind"], serde_json::json!({"group": "", "version": "v1", "kind": "Pod"}));
     let subresources: Vec<&str> =
         lines[0]["pods"]["subresources"].as_array().unwrap().iter().filter_map(|s| s["subresource"].as_str()).collect();
-    assert_eq!(subresources, ["attach", "binding", "ephemeralcontainers", "eviction", "exec", "log", "portforward", "status"]);
+    assert_eq!(
+        subresources,
+        ["attach", "binding", "ephemeralcontainers", "eviction", "exec", "log", "portforward", "status"]
+    );
     assert!(lines[2]["groups"].as_array().unwrap().iter().any(|g| g == "apps"));
     let _ = std::fs::remove_dir_all(&cache);
 }
