@@ -35,6 +35,9 @@ const USAGE: &str = "usage:
   kubeglass bench deployment [--nodes N] [--replicas N]
                                  one Deployment of N replicas (default 150,000 on 5,000 nodes) created with kubectl
                                  and run until all are available: wall time, simulated time, peak memory
+  kubeglass bench serve [--pods N] [--listings N]
+                                 serve a cluster of N pods (default 1,000) and time real HTTPS clients: `get pods`
+                                 as Table pages (requests/s, p50/p99), a watch's delivery rate, the HTTP layer's cost
   kubeglass bench replay FILE    replay a scenario as the web app replays a share link, timed: the engine's speed
                                  in simulated seconds per wall second (scripts/measure-web.mjs compares the page)";
 
@@ -50,6 +53,8 @@ fn main() -> ExitCode {
         ["check", rest @ ..] => check(rest),
         #[cfg(feature = "serve")]
         ["serve", rest @ ..] => serve(rest),
+        #[cfg(feature = "serve")]
+        ["bench", "serve", rest @ ..] => bench_serve(rest),
         ["bench", "scheduling", rest @ ..] => bench_scheduling(rest),
         ["bench", "replay", file] => bench_replay(file),
         ["bench", "deployment", rest @ ..] => bench_deployment(rest),
@@ -546,6 +551,44 @@ fn bench_deployment(words: &[&str]) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    }
+}
+
+/// `kubeglass bench serve`: [`kubeglass::serve::bench`]'s figures.
+#[cfg(feature = "serve")]
+fn bench_serve(words: &[&str]) -> ExitCode {
+    let mut pods = 1_000;
+    let mut listings = 100;
+    let mut i = 0;
+    while i < words.len() {
+        let (flag, inline) = match words[i].split_once('=') {
+            Some((f, v)) => (f, Some(v)),
+            None => (words[i], None),
+        };
+        let value = inline.or_else(|| {
+            i += 1;
+            words.get(i).copied()
+        });
+        let parsed = value.and_then(|v| v.replace(['_', ','], "").parse::<usize>().ok()).filter(|n| *n > 0);
+        match (flag, parsed) {
+            ("--pods", Some(n)) => pods = n,
+            ("--listings", Some(n)) => listings = n,
+            _ => {
+                eprintln!("error: bench serve: unknown flag or bad value {:?}\n{USAGE}", words[i.min(words.len() - 1)]);
+                return ExitCode::from(2);
+            }
+        }
+        i += 1;
+    }
+    match kubeglass::serve::bench::run(pods, listings) {
+        Ok(report) => {
+            print!("{report}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: bench serve: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 

@@ -1526,3 +1526,39 @@ fn the_real_kubectl_forwards_local_ports_to_a_pods_listener() {
     let (_, err, code) = s.kubectl(&["port-forward", "pod/nope", "8080:80"], None);
     assert_eq!((err.as_str(), code), ("Error from server (NotFound): pods \"nope\" not found\n", 1));
 }
+
+#[test]
+fn a_paused_cluster_delivers_a_watchs_first_events_with_its_answer() {
+    let (s, _) = Served::spawn(&["--paused", "--no-prompt"]);
+    let (out, _, _) = s.kubectl(&["get", "pods", "-n", "kube-system", "--no-headers"], None);
+    let pods = out.lines().count();
+    assert!(pods >= 4, "{out}");
+    // A watch from resourceVersion 0 starts with an ADDED event per pod; the clock does not move for them,
+    // but they were written with the watch's answer.
+    let path = "/api/v1/namespaces/kube-system/pods?watch=true&resourceVersion=0";
+    let mut child = Command::new("kubectl")
+        .args(["get", "--raw", path])
+        .env("KUBECONFIG", &s.kubeconfig)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the real kubectl runs");
+    let (sender, lines) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = sender.send(line);
+        }
+    });
+    let mut added = 0;
+    while let Ok(line) = lines.recv_timeout(Duration::from_secs(10)) {
+        assert!(line.starts_with("{\"type\":\"ADDED\""), "{line}");
+        added += 1;
+        if added == pods {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(added, pods);
+}

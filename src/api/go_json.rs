@@ -46,9 +46,9 @@ fn fields(value: &Value, go_type: &str, path: &mut Vec<String>) -> Option<Wrong>
     let Value::Object(map) = value else { return None };
     let strukt = go_type.rsplit('.').next().unwrap_or(go_type);
     for (key, v) in map {
-        let Some(ty) = field_type(go_type, key) else { continue };
+        let Some((ty, leaf)) = field_type(go_type, key) else { continue };
         path.push(key.clone());
-        let wrong = check(v, &ty, strukt, path);
+        let wrong = check(v, &ty, leaf.as_deref(), strukt, path);
         path.pop();
         if wrong.is_some() {
             return wrong;
@@ -57,11 +57,12 @@ fn fields(value: &Value, go_type: &str, path: &mut Vec<String>) -> Option<Wrong>
     None
 }
 
-/// The type of JSON field `key` of struct `go_type`, looking into inline (embedded) structs.
-fn field_type(go_type: &str, key: &str) -> Option<Ty> {
+/// The type of JSON field `key` of struct `go_type`, looking into inline (embedded) structs, and the named
+/// Go type of its scalar.
+fn field_type(go_type: &str, key: &str) -> Option<(Ty, Option<String>)> {
     for field in schema().types.get(go_type)? {
         match (&field.json, &field.ty) {
-            (Some(name), ty) if name == key => return Some(ty.clone()),
+            (Some(name), ty) if name == key => return Some((ty.clone(), field.go_name.clone())),
             (None, Ty::Message(inner)) => {
                 if let Some(ty) = field_type(inner, key) {
                     return Some(ty);
@@ -73,7 +74,8 @@ fn field_type(go_type: &str, key: &str) -> Option<Ty> {
     None
 }
 
-fn check(value: &Value, ty: &Ty, strukt: &str, path: &[String]) -> Option<Wrong> {
+/// The first wrong value in `value` of type `ty`, whose scalar is named `leaf` in Go (`v1.RestartPolicy`).
+fn check(value: &Value, ty: &Ty, leaf: Option<&str>, strukt: &str, path: &[String]) -> Option<Wrong> {
     let wrong = |value: String, go_type: String| {
         Some(Wrong { value, strukt: strukt.to_string(), path: path.join("."), go_type })
     };
@@ -90,21 +92,21 @@ fn check(value: &Value, ty: &Ty, strukt: &str, path: &[String]) -> Option<Wrong>
                 value: format!("number {n}"),
                 strukt: strukt.to_string(),
                 path: path.join("."),
-                go_type: go_name(ty),
+                go_type: go_name(ty, leaf),
             })
         }
-        (Ty::List(item), Value::Array(items)) => items.iter().find_map(|v| check(v, item, strukt, path)),
-        (Ty::Strings, Value::Array(items)) => items.iter().find_map(|v| check(v, &Ty::Str, strukt, path)),
-        (Ty::Map(item), Value::Object(entries)) => entries.values().find_map(|v| check(v, item, strukt, path)),
+        (Ty::List(item), Value::Array(items)) => items.iter().find_map(|v| check(v, item, leaf, strukt, path)),
+        (Ty::Strings, Value::Array(items)) => items.iter().find_map(|v| check(v, &Ty::Str, None, strukt, path)),
+        (Ty::Map(item), Value::Object(entries)) => entries.values().find_map(|v| check(v, item, leaf, strukt, path)),
         (Ty::Message(name), Value::Object(_)) => fields(value, name, &mut path.to_vec()),
         // Custom decoders: a time is read as a JSON string; an IntOrString as a string or an int32.
         (Ty::Time | Ty::MicroTime, Value::String(_)) => None,
         (Ty::Time | Ty::MicroTime, _) => wrong(kind, "string".into()),
         (Ty::IntOrString, Value::String(_)) => None,
-        (Ty::IntOrString, _) => check(value, &Ty::Int32, strukt, path),
+        (Ty::IntOrString, _) => check(value, &Ty::Int32, None, strukt, path),
         // Quantities, bytes and free-form JSON have decoders of their own, with other errors.
         (Ty::Quantity | Ty::Bytes | Ty::RawExtension | Ty::FieldsV1, _) => None,
-        _ => wrong(kind, go_name(ty)),
+        _ => wrong(kind, go_name(ty, leaf)),
     }
 }
 
@@ -113,8 +115,16 @@ fn json_kind(value: &Value) -> String {
     crate::api::manifest::json_type(value).to_string()
 }
 
-/// A Go type as `reflect.Type.String()` prints it: `int32`, `[]v1.Container`, `map[string]string`.
-fn go_name(ty: &Ty) -> String {
+/// A Go type as `reflect.Type.String()` prints it: `int32`, `[]v1.Container`, `map[string]string`; a
+/// scalar named `leaf` by that name (`v1.RestartPolicy`, `[]v1.Capability`).
+fn go_name(ty: &Ty, leaf: Option<&str>) -> String {
+    match (ty, leaf) {
+        (Ty::Str | Ty::Bool | Ty::Int32 | Ty::Int64 | Ty::Float64, Some(name)) => name.into(),
+        _ => go_name_of(ty, leaf),
+    }
+}
+
+fn go_name_of(ty: &Ty, leaf: Option<&str>) -> String {
     match ty {
         Ty::Str => "string".into(),
         Ty::Bool => "bool".into(),
@@ -122,8 +132,8 @@ fn go_name(ty: &Ty) -> String {
         Ty::Int64 => "int64".into(),
         Ty::Float64 => "float64".into(),
         Ty::Bytes => "[]uint8".into(),
-        Ty::List(item) => format!("[]{}", go_name(item)),
-        Ty::Map(item) => format!("map[string]{}", go_name(item)),
+        Ty::List(item) => format!("[]{}", go_name(item, leaf)),
+        Ty::Map(item) => format!("map[string]{}", go_name(item, leaf)),
         Ty::Strings => "v1.ExtraValue".into(),
         Ty::Time => "v1.Time".into(),
         Ty::MicroTime => "v1.MicroTime".into(),
@@ -141,6 +151,36 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn named_scalar_types_are_named_as_go_names_them() {
+        let pod = json!({"spec": {"restartPolicy": 5, "containers": []}});
+        assert_eq!(
+            type_error(&pod, "v1", "Pod").as_deref(),
+            Some("json: cannot unmarshal number into Go struct field PodSpec.spec.restartPolicy of type v1.RestartPolicy")
+        );
+        let caps = json!({"spec": {"containers": [{"name": "c", "securityContext": {"capabilities": {"add": [1]}}}]}});
+        assert_eq!(
+            type_error(&caps, "v1", "Pod").as_deref(),
+            Some(
+                "json: cannot unmarshal number into Go struct field Capabilities.spec.containers.securityContext.\
+                 capabilities.add of type v1.Capability"
+            )
+        );
+        let ns = json!({"spec": {"finalizers": "kubernetes"}});
+        assert_eq!(
+            type_error(&ns, "v1", "Namespace").as_deref(),
+            Some(
+                "json: cannot unmarshal string into Go struct field NamespaceSpec.spec.finalizers of type \
+                 []v1.FinalizerName"
+            )
+        );
+        let uid = json!({"metadata": {"uid": 1}});
+        assert_eq!(
+            metadata_type_error(&uid["metadata"]).as_deref(),
+            Some("json: cannot unmarshal number into Go struct field ObjectMeta.metadata.uid of type types.UID")
+        );
+    }
 
     #[test]
     fn errors_name_the_innermost_struct_the_path_and_the_go_type() {

@@ -121,6 +121,13 @@ impl Cluster {
         self.remote_calls.contains_key(&id)
     }
 
+    /// Whether a message sent to a remote client at or before `sent_by` is still on the wire: a watch's
+    /// first events, written with its answer, follow it by a few milliseconds.
+    pub fn remote_in_flight_sent_by(&self, sent_by: crate::sim::SimTime) -> bool {
+        let hosts: std::collections::BTreeSet<ComponentId> = self.remote_calls.values().map(|c| c.host).collect();
+        !hosts.is_empty() && self.kernel.any_in_flight(|e| e.sent <= sent_by && hosts.contains(&e.to))
+    }
+
     fn remote_host(&mut self, client: &str) -> ComponentId {
         if let Some(id) = self.remote_hosts.get(client) {
             return *id;

@@ -97,7 +97,7 @@ async fn run(ctx: &Context) -> Result<(), Ended> {
     }
     common::check_output(ctx)?;
     let pod = build_pod(ctx, &name, image, restart)?;
-    let mut pod = pod;
+    let mut pod = overridden(ctx, pod)?;
     if dry == DryRun::Client {
         if ctx.namespace_given() {
             pod["metadata"]["namespace"] = json!(ctx.namespace());
@@ -259,6 +259,95 @@ fn build_pod(ctx: &Context, name: &str, image: &str, restart: &str) -> Result<Va
         metadata["annotations"] = Value::Object(annotations);
     }
     Ok(json!({"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec, "status": {}}))
+}
+
+/// `--overrides` by `--override-type` (`cmdutil.Overrider`): the generated pod as JSON with the fragment
+/// applied as a JSON merge patch (the default), a strategic merge patch or a JSON patch, then decoded as a
+/// Pod again (fields a Pod does not have are dropped, a value of the wrong type is Go's unmarshal error).
+fn overridden(ctx: &Context, mut pod: Value) -> Result<Value, Failure> {
+    let Some(fragment) = ctx.args.get(&["overrides"]).filter(|f| !f.is_empty()) else { return Ok(pod) };
+    let parsed = serde_json::from_str::<Value>(fragment);
+    match ctx.args.get(&["override-type"]).unwrap_or("merge") {
+        "merge" => {
+            let patch = parsed.map_err(|_| common::error("Invalid JSON Patch"))?;
+            crate::apiserver::registry::merge_patch(&mut pod, &patch, false);
+        }
+        "strategic" => {
+            let patch = parsed.ok().filter(Value::is_object).ok_or_else(|| common::error("invalid JSON document"))?;
+            crate::apiserver::registry::merge_patch(&mut pod, &patch, true);
+        }
+        "json" => {
+            let patch = parsed.map_err(|e| common::error(go_syntax_error(fragment, &e)))?;
+            crate::apiserver::json_patch::apply(&mut pod, &patch).map_err(common::error)?;
+        }
+        other => return Err(common::error(format!("invalid override type: {other}"))),
+    }
+    if !pod.is_object() {
+        let found = match pod {
+            Value::Array(_) => "array",
+            Value::String(_) => "string",
+            Value::Number(_) => "number",
+            Value::Bool(_) => "bool",
+            _ => "object",
+        };
+        return Err(common::error(format!(
+            "couldn't get version/kind; json parse error: json: cannot unmarshal {found} into Go value of type \
+             struct {{ APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }}"
+        )));
+    }
+    if let Some(wrong) = crate::api::go_json::type_error(&pod, "v1", "Pod") {
+        return Err(common::error(wrong));
+    }
+    // Decoded into the Pod type and encoded again: what it does not know goes.
+    match crate::api::Object::from_json_as(Kind::Pod, pod.clone()) {
+        Ok(typed) => {
+            let mut again = typed.to_json();
+            again["status"] = json!({});
+            // Go writes a struct field even when empty: every container has its `resources`.
+            for list in ["initContainers", "containers", "ephemeralContainers"] {
+                let containers = again.get_mut("spec").and_then(|s| s.get_mut(list)).and_then(Value::as_array_mut);
+                for c in containers.into_iter().flatten() {
+                    if c.get("resources").is_none() {
+                        c["resources"] = json!({});
+                    }
+                }
+            }
+            Ok(again)
+        }
+        Err(_) => Ok(pod),
+    }
+}
+
+/// Go's `encoding/json` syntax error for `text` where serde stopped (`e`): the end of the input, or the
+/// character found where a value or an object's key should begin.
+fn go_syntax_error(text: &str, e: &serde_json::Error) -> String {
+    if e.is_eof() {
+        return "unexpected end of JSON input".into();
+    }
+    let line = text.lines().nth(e.line().saturating_sub(1)).unwrap_or("");
+    let found = line.chars().nth(e.column().saturating_sub(1)).unwrap_or(' ');
+    // What came before it: an object's `{` or `,` wants a key; anything else a value.
+    let before: String = text.lines().take(e.line().saturating_sub(1)).collect::<Vec<_>>().join("\n");
+    let before = format!("{before}{}", line.chars().take(e.column().saturating_sub(1)).collect::<String>());
+    let mut open = Vec::new();
+    let mut quoted = false;
+    let mut escaped = false;
+    for c in before.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => quoted = !quoted,
+            '{' | '[' if !quoted => open.push(c),
+            '}' | ']' if !quoted => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    let last = before.trim_end().chars().last();
+    let wants_key = open.last() == Some(&'{') && matches!(last, Some('{' | ','));
+    let what = if wants_key { "looking for beginning of object key string" } else { "looking for beginning of value" };
+    format!("invalid character '{found}' {what}")
 }
 
 /// `--labels=a=b,c=d` as `generate.ParseLabels` reads it.

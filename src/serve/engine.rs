@@ -131,6 +131,15 @@ pub fn run(
                 }
                 forward(&mut cluster, &mut open);
             }
+            // What was sent along with the answers (a watch's first events) arrives too; what the cluster
+            // does next waits for the clock.
+            let sent_by = cluster.now();
+            while cluster.remote_in_flight_sent_by(sent_by) && cluster.now().ms() < deadline {
+                if cluster.run_next_instant().is_none() {
+                    break;
+                }
+                forward(&mut cluster, &mut open);
+            }
         }
         forward(&mut cluster, &mut open);
         let up = cluster.apiserver_listening();

@@ -7,6 +7,7 @@
 //! sends each request into the kernel at the simulated moment it arrived. The engine never learns about
 //! sockets; this module is native only (cargo feature `serve`) and the WebAssembly build links none of it.
 
+pub mod bench;
 pub mod engine;
 mod exec;
 pub mod http;

@@ -421,6 +421,11 @@ impl Kernel {
         v
     }
 
+    /// Whether a message on the wire satisfies `f` (no order: cheaper than [`Kernel::in_flight`]).
+    pub fn any_in_flight(&self, f: impl Fn(&Envelope) -> bool) -> bool {
+        self.queue.iter().any(|Reverse(s)| matches!(&s.event, Event::Deliver(e) if f(e)))
+    }
+
     /// How many messages are on the wire: `(all, caused by a request)`.
     pub fn on_wire(&self) -> (usize, usize) {
         (self.on_wire, self.caused_on_wire)

@@ -84,6 +84,8 @@ pub struct Field {
     pub ty: Ty,
     pub pointer: bool,
     pub omitempty: bool,
+    /// The named Go type of the field's scalar (of its items, for a list or map): `v1.RestartPolicy`.
+    pub go_name: Option<String>,
 }
 
 /// The generated field table: `package/version.Type` → its fields in declaration order.
@@ -113,6 +115,7 @@ fn parse_schema(text: &str) -> Result<Schema, String> {
                 ty: Ty::parse(ty).map_err(|e| at(&e))?,
                 pointer: flags.contains('p'),
                 omitempty: flags.contains('o'),
+                go_name: parts.get(4).map(|n| n.to_string()),
             };
             types.entry(name.clone()).or_default().push(field);
         } else {
