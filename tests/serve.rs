@@ -495,6 +495,10 @@ fn the_real_kubectl_reads_lists_in_pages_from_one_revision() {
         names
             .extend(p["items"].as_array().unwrap().iter().map(|i| i["metadata"]["name"].as_str().unwrap().to_string()));
         next = p["metadata"]["continue"].as_str().map(str::to_string);
+        // A later page counts what is left after it too (at the first page's revision).
+        if next.is_some() {
+            assert_eq!(p["metadata"]["remainingItemCount"], (pods - 2 - names.len()) as u64, "{p}");
+        }
     }
     assert_eq!(names.len(), pods - 2, "{names:?}");
     assert!(!names.contains(&"aaa-late".to_string()));

@@ -1769,9 +1769,10 @@ impl ApiServer {
                 ctx.chain = chain;
             }
             Pending::Read { client, request_id, req } => {
-                let objects: Vec<Arc<Object>> = range_kvs(&response).iter().map(registry::from_storage).collect();
+                let objects =
+                    || -> Vec<Arc<Object>> { range_kvs(&response).iter().map(registry::from_storage).collect() };
                 let answer = match req.verb {
-                    Verb::Get => match objects.into_iter().next() {
+                    Verb::Get => match objects().into_iter().next() {
                         Some(o) => ApiResponse::Object(o),
                         None => ApiResponse::Error(Status::not_found(
                             &req.resource.qualified(),
@@ -1779,13 +1780,18 @@ impl ApiServer {
                         )),
                     },
                     _ => {
+                        let prefix = req.resource.prefix(req.namespace.as_deref());
+                        let cursor = req.params.continue_token.as_deref().map(|t| pager::decode(t, &prefix));
+                        if let (Some(Ok(cursor)), true) = (&cursor, unselected(&req)) {
+                            let page = later_page(&req, &response, cursor);
+                            return self.respond(ctx, client, request_id, page);
+                        }
                         let (labels, fields) = selectors(&req).unwrap_or_default();
-                        let items = objects
+                        let items = objects()
                             .into_iter()
                             .filter(|o| labels.matches(o.meta().labels.as_ref()) && fields.matches(o))
                             .collect();
-                        let prefix = req.resource.prefix(req.namespace.as_deref());
-                        match req.params.continue_token.as_deref().map(|t| pager::decode(t, &prefix)) {
+                        match cursor {
                             Some(Ok(cursor)) => {
                                 let revision = cursor.revision.unwrap_or(response.revision);
                                 pager::page(&req, items, revision, Some(&cursor.start_key), unselected(&req))
@@ -1989,6 +1995,30 @@ fn with_rv(o: &Object, rv: u64) -> Arc<Object> {
 fn impersonated(target: &str, authn: &Authenticator) -> UserInfo {
     let _ = authn;
     UserInfo { name: target.to_string(), groups: vec!["system:authenticated".to_string()], ..Default::default() }
+}
+
+/// A later page of a list without selectors, from etcd's answer (every key of the prefix, in key order, at
+/// the first page's revision): only the keys from the cursor on, and of those only the page and one more,
+/// become objects; the rest are counted. (etcd's own range would stop at the limit and count the rest.)
+fn later_page(req: &ApiRequest, response: &TxnResponse, cursor: &pager::Cursor) -> ApiResponse {
+    let kvs: &[crate::etcd::KeyValue] = response
+        .results
+        .iter()
+        .find_map(|r| match r {
+            OpResult::Range { kvs } => Some(kvs.as_slice()),
+            _ => None,
+        })
+        .unwrap_or(&[]);
+    let from = kvs.partition_point(|kv| kv.key.as_str() < cursor.start_key.as_str());
+    let after = &kvs[from..];
+    let limit = req.params.limit.filter(|l| *l > 0).map_or(after.len(), |l| l as usize);
+    let items: Vec<Arc<Object>> = after.iter().take(limit.saturating_add(1)).map(registry::from_storage).collect();
+    let revision = cursor.revision.unwrap_or(response.revision);
+    let mut page = pager::page(req, items, revision, Some(&cursor.start_key), true);
+    if let ApiResponse::List { more: Some(more), .. } = &mut page {
+        more.remaining = Some(after.len().saturating_sub(limit) as u64);
+    }
+    page
 }
 
 fn range_kvs(r: &TxnResponse) -> Vec<crate::etcd::KeyValue> {

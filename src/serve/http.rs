@@ -127,7 +127,10 @@ async fn handle(
 ) -> Result<Response<ResponseBody>, Dropped> {
     let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
     let (content_type, user_agent) = (header("content-type"), header("user-agent").unwrap_or_default());
-    if exec::is_websocket(&req) || portforward::is_spdy(&req) {
+    // SPDY is served for port-forward only: an exec over SPDY (a client's fallback after WebSocket) is
+    // answered as a plain request, with the apiserver's error or that it must be upgraded to WebSocket.
+    let spdy_forward = portforward::is_spdy(&req) && req.uri().path().ends_with("/portforward");
+    if exec::is_websocket(&req) || spdy_forward {
         return upgrade(req, subject, commands).await;
     }
     let (authorization, impersonate) = (header("authorization"), header("impersonate-user"));
