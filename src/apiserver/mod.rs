@@ -1122,7 +1122,15 @@ impl ApiServer {
                 let status = Status::bad_request("specifying resource version is not allowed when using continue");
                 return self.respond(ctx, client, request_id, ApiResponse::Error(status));
             }
-            let txn = Txn::range_at(&prefix, true, cursor.revision.unwrap_or(0));
+            let revision = cursor.revision.unwrap_or(0);
+            let txn = match req.params.limit.filter(|l| *l > 0) {
+                // Without selectors etcd stops at the page (and one more, to know whether more follow).
+                Some(limit) if unselected(&req) => Txn {
+                    success: vec![Op::Page { prefix, from: cursor.start_key, revision, limit: limit as usize + 1 }],
+                    ..Txn::default()
+                },
+                _ => Txn::range_at(&prefix, true, revision),
+            };
             return self.send_etcd(ctx, Pending::Read { client, request_id, req: Box::new(req) }, txn);
         }
         if req.params.resource_version.as_deref() == Some("0") {
@@ -1997,26 +2005,28 @@ fn impersonated(target: &str, authn: &Authenticator) -> UserInfo {
     UserInfo { name: target.to_string(), groups: vec!["system:authenticated".to_string()], ..Default::default() }
 }
 
-/// A later page of a list without selectors, from etcd's answer (every key of the prefix, in key order, at
-/// the first page's revision): only the keys from the cursor on, and of those only the page and one more,
-/// become objects; the rest are counted. (etcd's own range would stop at the limit and count the rest.)
+/// A later page of a list without selectors, from etcd's answer: the keys from the cursor on at the first
+/// page's revision (the page and one more, with a limit; else all of them, in key order) and how many
+/// there are, which says how many remain after the page.
 fn later_page(req: &ApiRequest, response: &TxnResponse, cursor: &pager::Cursor) -> ApiResponse {
-    let kvs: &[crate::etcd::KeyValue] = response
+    let (kvs, count): (&[crate::etcd::KeyValue], usize) = response
         .results
         .iter()
         .find_map(|r| match r {
-            OpResult::Range { kvs } => Some(kvs.as_slice()),
+            OpResult::Page { kvs, count } => Some((kvs.as_slice(), *count)),
+            OpResult::Range { kvs } => Some((kvs.as_slice(), kvs.len())),
             _ => None,
         })
-        .unwrap_or(&[]);
+        .unwrap_or((&[], 0));
     let from = kvs.partition_point(|kv| kv.key.as_str() < cursor.start_key.as_str());
     let after = &kvs[from..];
+    let count = count.saturating_sub(from);
     let limit = req.params.limit.filter(|l| *l > 0).map_or(after.len(), |l| l as usize);
     let items: Vec<Arc<Object>> = after.iter().take(limit.saturating_add(1)).map(registry::from_storage).collect();
     let revision = cursor.revision.unwrap_or(response.revision);
     let mut page = pager::page(req, items, revision, Some(&cursor.start_key), true);
     if let ApiResponse::List { more: Some(more), .. } = &mut page {
-        more.remaining = Some(after.len().saturating_sub(limit) as u64);
+        more.remaining = Some(count.saturating_sub(limit) as u64);
     }
     page
 }

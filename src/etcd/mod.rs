@@ -59,6 +59,14 @@ pub enum Op {
         prefix: bool,
         revision: u64,
     },
+    /// The keys under `prefix` from `from` on, as of `revision` (0: the current one), at most `limit` of them,
+    /// and how many there are in all (etcd's range with a range end, a limit and its `count`).
+    Page {
+        prefix: String,
+        from: String,
+        revision: u64,
+        limit: usize,
+    },
 }
 
 /// An etcd transaction: if every compare holds, run `success`, else `failure`. Writes bump the revision once.
@@ -81,22 +89,34 @@ impl Txn {
     }
 
     pub fn is_read_only(&self) -> bool {
-        self.success.iter().chain(&self.failure).all(|op| matches!(op, Op::Range { .. }))
+        self.success.iter().chain(&self.failure).all(|op| matches!(op, Op::Range { .. } | Op::Page { .. }))
     }
 
     /// The first key the transaction touches (for labels).
     pub fn first_key(&self) -> Option<&str> {
         self.success.iter().chain(&self.failure).next().map(|op| match op {
             Op::Put { key, .. } | Op::Delete { key } | Op::Range { key, .. } => key.as_str(),
+            Op::Page { prefix, .. } => prefix.as_str(),
         })
     }
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum OpResult {
-    Put { prev: Option<KeyValue> },
-    Delete { deleted: Vec<KeyValue> },
-    Range { kvs: Vec<KeyValue> },
+    Put {
+        prev: Option<KeyValue>,
+    },
+    Delete {
+        deleted: Vec<KeyValue>,
+    },
+    Range {
+        kvs: Vec<KeyValue>,
+    },
+    /// A page's keys, and how many keys the range holds from its start on.
+    Page {
+        kvs: Vec<KeyValue>,
+        count: usize,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -135,10 +135,8 @@ impl Store {
     /// transaction, as etcd fails it.
     pub fn check_reads(&self, txn: &Txn) -> Result<(), EtcdError> {
         for op in txn.success.iter().chain(&txn.failure) {
-            if let Op::Range { key, prefix, revision } = op {
-                if *revision != 0 {
-                    self.range_at(key, *prefix, *revision)?;
-                }
+            if let Op::Range { revision, .. } | Op::Page { revision, .. } = op {
+                self.check_revision(*revision)?;
             }
         }
         Ok(())
@@ -167,6 +165,10 @@ impl Store {
             }
             Op::Range { key, prefix, revision } => {
                 OpResult::Range { kvs: self.range_at(key, *prefix, *revision).unwrap_or_default() }
+            }
+            Op::Page { prefix, from, revision, limit } => {
+                let (kvs, count) = self.page_at(prefix, from, *revision, *limit).unwrap_or_default();
+                OpResult::Page { kvs, count }
             }
         }
     }
@@ -207,6 +209,46 @@ impl Store {
         } else {
             self.keys.get(key).cloned().into_iter().collect()
         }
+    }
+
+    /// Whether `revision` (0: now) can be read: not compacted, not in the future.
+    fn check_revision(&self, revision: u64) -> Result<(), EtcdError> {
+        if revision == 0 || revision == self.revision {
+            return Ok(());
+        }
+        if revision > self.revision {
+            return Err(EtcdError::FutureRevision);
+        }
+        if revision < self.compact_revision {
+            return Err(EtcdError::Compacted { compact_revision: self.compact_revision });
+        }
+        Ok(())
+    }
+
+    /// The keys under `prefix` from `from` on as of `revision` (0: now), the first `limit` of them, and how
+    /// many there are: at the current revision only the page is copied; an older one is rebuilt from the
+    /// history first.
+    pub fn page_at(
+        &self,
+        prefix: &str,
+        from: &str,
+        revision: u64,
+        limit: usize,
+    ) -> Result<(Vec<KeyValue>, usize), EtcdError> {
+        self.check_revision(revision)?;
+        let start = from.max(prefix);
+        if revision == 0 || revision == self.revision {
+            let mut keys = self.keys.range::<str, _>((std::ops::Bound::Included(start), std::ops::Bound::Unbounded));
+            let in_range: Vec<&KeyValue> =
+                keys.by_ref().map(|(_, kv)| kv).take_while(|kv| kv.key.starts_with(prefix)).take(limit).collect();
+            let rest = keys.map(|(_, kv)| kv).take_while(|kv| kv.key.starts_with(prefix)).count();
+            let count = in_range.len() + rest;
+            return Ok((in_range.into_iter().cloned().collect(), count));
+        }
+        let all = self.range_at(prefix, true, revision)?;
+        let after: Vec<KeyValue> = all.into_iter().filter(|kv| kv.key.as_str() >= start).collect();
+        let count = after.len();
+        Ok((after.into_iter().take(limit).collect(), count))
     }
 
     /// A key, or every key under a prefix, as of `revision` (0: now): the current keys with the history
@@ -374,6 +416,21 @@ mod tests {
         assert_eq!(store.compact_revision(), 0);
         assert_eq!(store.len(), 0);
         assert!(store.is_empty());
+    }
+
+    #[test]
+    fn a_page_stops_at_its_limit_counts_the_rest_and_reads_old_revisions() {
+        let mut store = Store::new();
+        store.apply(&txn(vec![put("/p/a"), put("/p/b"), put("/p/c"), put("/p/d"), put("/q/a")]));
+        let old = store.revision();
+        store.apply(&txn(vec![del("/p/b"), put("/p/e")]));
+        let (page, count) = store.page_at("/p/", "/p/b", 0, 2).unwrap();
+        assert_eq!((keys(&page), count), (vec!["/p/c", "/p/d"], 3), "from /p/b on now: c d e");
+        let (page, count) = store.page_at("/p/", "/p/b", old, 2).unwrap();
+        assert_eq!((keys(&page), count), (vec!["/p/b", "/p/c"], 3), "at the older revision: b c d");
+        let (page, count) = store.page_at("/p/", "/p/z", 0, 2).unwrap();
+        assert_eq!((page.len(), count), (0, 0));
+        assert_eq!(store.page_at("/p/", "/p/a", old + 5, 1), Err(EtcdError::FutureRevision));
     }
 
     #[test]
