@@ -554,8 +554,9 @@ fn bench_deployment(words: &[&str]) -> ExitCode {
     }
 }
 
-/// `kubeglass bench serve`: [`kubeglass::serve::bench`]'s figures.
+/// `kubeglass bench serve`: [`kubeglass::serve::bench`]'s figures, timed with the wall clock handed to it.
 #[cfg(feature = "serve")]
+#[allow(clippy::disallowed_methods)]
 fn bench_serve(words: &[&str]) -> ExitCode {
     let mut pods = 1_000;
     let mut listings = 100;
@@ -580,7 +581,9 @@ fn bench_serve(words: &[&str]) -> ExitCode {
         }
         i += 1;
     }
-    match kubeglass::serve::bench::run(pods, listings) {
+    let origin = std::time::Instant::now();
+    let clock: kubeglass::serve::bench::Clock = std::sync::Arc::new(move || origin.elapsed());
+    match kubeglass::serve::bench::run(pods, listings, clock) {
         Ok(report) => {
             print!("{report}");
             ExitCode::SUCCESS
